@@ -1,0 +1,8 @@
+//! Criterion benches for the input primitives.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+fn bench(_c: &mut Criterion) {}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
