@@ -7,6 +7,24 @@
 
 pub mod design;
 pub mod fixed;
+#[cfg(test)]
+pub(crate) mod testing;
+
+// Input conversion, DC removal, NCO and mixing.
+pub mod convert;
+pub mod dc;
+pub mod nco;
+// FIR filters and decimators.
+pub mod fir;
+pub mod halfband;
+// IIR filters, de-emphasis and gain control.
+pub mod agc;
+pub mod deemph;
+pub mod iir;
+// Phase, magnitude and resampling.
+pub mod magnitude;
+pub mod phase;
+pub mod resample;
 
 /// A sample processor with configuration in `&self` and state in `&mut S`,
 /// producing exactly one output per input.

@@ -1,0 +1,132 @@
+//! Test helpers shared by the DSP modules' unit tests (compiled only for
+//! tests): f64 measurement of tones, responses, a seeded RNG, and the
+//! proptest configuration (smaller under miri).
+
+extern crate std;
+
+use core::f64::consts::PI;
+use std::vec::Vec;
+
+/// Proptest configuration: 256 cases normally, 4 under miri, no failure
+/// persistence files (miri isolation forbids them, CI needs no state).
+pub fn proptest_config() -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases: if cfg!(miri) { 4 } else { 256 },
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
+
+/// `10 log10(x)`.
+pub fn db(power_ratio: f64) -> f64 {
+    10.0 * libm::log10(power_ratio)
+}
+
+/// Least-squares fit of `a cos(2πfn) + b sin(2πfn) + c` to `y` at the known
+/// frequency `f` (cycles per sample). Returns `(amplitude, dc, residual_rms)`.
+pub fn fit_tone(y: &[f64], f: f64) -> (f64, f64, f64) {
+    // Normal equations of the 3×3 system, solved by Cramer's rule.
+    let mut m = [[0.0f64; 3]; 3];
+    let mut r = [0.0f64; 3];
+    for (n, &v) in y.iter().enumerate() {
+        let w = 2.0 * PI * f * n as f64;
+        let basis = [libm::cos(w), libm::sin(w), 1.0];
+        for i in 0..3 {
+            r[i] += basis[i] * v;
+            for j in 0..3 {
+                m[i][j] += basis[i] * basis[j];
+            }
+        }
+    }
+    let det3 = |a: [[f64; 3]; 3]| {
+        a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+            - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+    };
+    let d = det3(m);
+    let mut coef = [0.0; 3];
+    for (k, c) in coef.iter_mut().enumerate() {
+        let mut mk = m;
+        for i in 0..3 {
+            mk[i][k] = r[i];
+        }
+        *c = det3(mk) / d;
+    }
+    let mut res = 0.0;
+    for (n, &v) in y.iter().enumerate() {
+        let w = 2.0 * PI * f * n as f64;
+        let e = v - (coef[0] * libm::cos(w) + coef[1] * libm::sin(w) + coef[2]);
+        res += e * e;
+    }
+    let amp = libm::sqrt(coef[0] * coef[0] + coef[1] * coef[1]);
+    (amp, coef[2], libm::sqrt(res / y.len() as f64))
+}
+
+/// Signal-to-(noise + distortion) ratio in dB of a tone at `f` (cycles per
+/// sample) in `y`: the fitted tone's power over the residual's (DC removed).
+pub fn tone_sinad_db(y: &[f64], f: f64) -> f64 {
+    let (amp, _dc, res) = fit_tone(y, f);
+    db((amp * amp / 2.0) / (res * res).max(1e-300))
+}
+
+/// |H(f)| of real FIR taps `h` at `f` cycles per sample.
+pub fn fir_response(h: &[f64], f: f64) -> f64 {
+    let (mut re, mut im) = (0.0, 0.0);
+    for (n, &t) in h.iter().enumerate() {
+        let w = -2.0 * PI * f * n as f64;
+        re += t * libm::cos(w);
+        im += t * libm::sin(w);
+    }
+    libm::sqrt(re * re + im * im)
+}
+
+/// A seeded xorshift64* generator: uniform and Gaussian samples.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a fixed seed (any value; 0 is remapped).
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+    /// Next raw 64-bit value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    /// Standard normal (Box–Muller).
+    pub fn gauss(&mut self) -> f64 {
+        let u1 = self.uniform().max(1e-300);
+        let u2 = self.uniform();
+        libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * PI * u2)
+    }
+    /// `n` uniform values in [lo, hi).
+    pub fn uniform_vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| lo + (hi - lo) * self.uniform()).collect()
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn test_fit_tone_recovers_amplitude() {
+        let f = 0.0123;
+        let y: Vec<f64> = (0..4000)
+            .map(|n| 0.7 * libm::sin(2.0 * PI * f * n as f64 + 0.3) + 0.1)
+            .collect();
+        let (amp, dc, res) = fit_tone(&y, f);
+        assert!((amp - 0.7).abs() < 1e-9 && (dc - 0.1).abs() < 1e-9 && res < 1e-9);
+        let mut rng = Rng::new(7);
+        let noisy: Vec<f64> = y.iter().map(|v| v + 0.007 * rng.gauss()).collect();
+        // Tone power 0.245, noise power 4.9e-5: 36.99 dB.
+        let s = tone_sinad_db(&noisy, f);
+        assert!((s - 36.99).abs() < 0.3, "{s}");
+    }
+}
