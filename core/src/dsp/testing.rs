@@ -2,6 +2,8 @@
 //! tests): f64 measurement of tones, responses, a seeded RNG, and the
 //! proptest configuration (smaller under miri).
 
+#![allow(dead_code)]
+
 extern crate std;
 
 use core::f64::consts::PI;
