@@ -135,19 +135,18 @@ pub fn lowpass_f32(taps: &mut [f32], cutoff: f64, beta: f64, gain: f64) {
         return;
     }
     let mid = (len - 1) as f64 * 0.5;
-    let mut sum = 0.0;
-    for n in 0..len {
-        sum += 2.0 * cutoff * sinc(2.0 * cutoff * (n as f64 - mid)) * kaiser_window(n, len, beta);
-    }
+    let tap = |n: usize| {
+        2.0 * cutoff * sinc(2.0 * cutoff * (n as f64 - mid)) * kaiser_window(n, len, beta)
+    };
+    let sum: f64 = (0..len).map(tap).sum();
     let scale = if sum.abs() > 0.0 { gain / sum } else { 0.0 };
-    for n in 0..len {
-        let v = 2.0 * cutoff * sinc(2.0 * cutoff * (n as f64 - mid)) * kaiser_window(n, len, beta);
-        taps[n] = (v * scale) as f32;
+    for (n, t) in taps.iter_mut().enumerate() {
+        *t = (tap(n) * scale) as f32;
     }
 }
 
 /// Quantise `f64` taps to Q15 (`i16`, scale 2¹⁵), rounding to nearest and
-/// saturating, then nudging the largest taps by ±1 LSB so that the Q15 sum
+/// saturating, then nudging the centre-most taps by ±1 LSB so that the Q15 sum
 /// equals `round(Σ taps · 2¹⁵)` exactly (the DC gain survives quantisation).
 ///
 /// # Panics
