@@ -204,6 +204,7 @@ mod test {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     fn test_kaiser_meets_spec() {
         // 70 dB stop band, pass band to 0.2, stop band from 0.25.
         let a = 70.0;
