@@ -83,7 +83,8 @@ mod test {
 
     #[test]
     fn test_round_trip() {
-        for i in i16::MIN..=i16::MAX {
+        let step = if cfg!(miri) { 97 } else { 1 };
+        for i in (i16::MIN..=i16::MAX).step_by(step) {
             assert_eq!(f32_to_q15(q15_to_f32(i)), i);
         }
     }

@@ -118,6 +118,7 @@ mod test {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     fn test_fit_tone_recovers_amplitude() {
         let f = 0.0123;
         let y: Vec<f64> = (0..4000)
