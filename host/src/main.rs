@@ -1,5 +1,7 @@
 //! `airwaves`: software-defined radio for the RTL-SDR.
 
+mod selftest;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -20,6 +22,12 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::DspSelftest => ExitCode::SUCCESS,
+        Command::DspSelftest => {
+            if selftest::report(&selftest::run_all()) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
     }
 }
