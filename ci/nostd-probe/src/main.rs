@@ -1,0 +1,262 @@
+//! Links `airwaves-core` with no global allocator and no `std`.
+//!
+//! Every public entry point of core is called through
+//! `core::hint::black_box`, so none is optimised out: if anything in core's
+//! dependency graph needs `alloc`, this binary fails to link ("no global
+//! memory allocator found"). It is never run; CI only links it for
+//! `thumbv7em-none-eabihf`.
+#![no_std]
+#![no_main]
+
+use airwaves_core::dsp::{self, SplitProcess};
+use airwaves_core::modes;
+use airwaves_core::{C32, Ci16};
+use core::hint::black_box as bb;
+
+/// Use a value opaquely (results included) so nothing is optimised out.
+fn keep<T>(x: T) {
+    let _ = bb(x);
+}
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    loop {}
+}
+
+/// The entry point the linker looks for.
+#[unsafe(no_mangle)]
+pub extern "C" fn _start() -> ! {
+    design_and_fixed();
+    input();
+    iir();
+    mode_s();
+    loop {
+        keep(());
+    }
+}
+
+fn design_and_fixed() {
+    let mut h = [0.0f64; 31];
+    dsp::design::lowpass(&mut h, bb(0.2), dsp::design::kaiser_beta(bb(60.0)), 1.0);
+    let mut h32 = [0.0f32; 31];
+    dsp::design::lowpass_f32(&mut h32, bb(0.2), bb(5.0), 1.0);
+    let mut q = [0i16; 31];
+    dsp::design::quantise_q15(&h, &mut q);
+    keep((
+        dsp::design::kaiser_len(bb(60.0), bb(0.05)),
+        dsp::design::bessel_i0(bb(2.0)),
+    ));
+    keep((
+        dsp::design::kaiser_window(3, 31, bb(5.0)),
+        dsp::design::sinc(bb(0.3)),
+    ));
+    keep((
+        dsp::fixed::mul_q15(bb(3), bb(4)),
+        dsp::fixed::f32_to_q15(bb(0.3)),
+    ));
+    keep((
+        dsp::fixed::q15_to_f32(bb(7)),
+        dsp::fixed::sat16(bb(1 << 20)),
+    ));
+    keep(dsp::fixed::round_shift(bb(77), 3));
+    keep((h, h32, q));
+}
+
+fn input() {
+    use dsp::{convert, dc, nco};
+    let bytes = bb([127u8; 64]);
+    let mut c = [C32::default(); 32];
+    let mut ci = [Ci16::default(); 32];
+    let cu8 = convert::Cu8::new(bb(127.4));
+    keep(cu8.to_c32(&bytes, &mut c));
+    keep(cu8.to_ci16(&bytes, &mut ci));
+    keep((cu8.c32([1, 2]), cu8.ci16([1, 2])));
+    let s16 = bb([5i16; 64]);
+    keep(convert::cs16_to_c32(&s16, &mut c));
+    keep(convert::cs16_to_ci16(&s16, &mut ci));
+    keep(convert::cs16le_to_c32(&bytes, &mut c));
+    keep(convert::cs16le_to_ci16(&bytes, &mut ci));
+
+    let blk = dc::DcBlocker::new(bb(1e-3));
+    let mut st = dc::DcBlockerState::<C32>::new();
+    let x = c;
+    blk.block(&mut st, &x, &mut c);
+    let blk = dc::DcBlockerQ15::new(bb(1e-3));
+    let mut st = dc::DcBlockerQ15State::<num_complex_alias::C64>::new();
+    let xi = ci;
+    blk.block(&mut st, &xi, &mut ci);
+    let mut st = dc::DcBlockerQ15State::<i64>::with_dc(bb(3));
+    keep(blk.process(&mut st, bb(5i16)));
+
+    keep((nco::cos_sin_q15(bb(123)), nco::cos_sin_f32(bb(456))));
+    let osc = nco::Nco::new(bb(0.1));
+    let mut st = nco::NcoState::new(bb(0));
+    keep((osc.next_q15(&mut st), osc.next_f32(&mut st)));
+    osc.fill_q15(&mut st, &mut ci);
+    osc.fill_f32(&mut st, &mut c);
+    let x = c;
+    osc.block(&mut st, &x, &mut c);
+    let xi = ci;
+    osc.block(&mut st, &xi, &mut ci);
+    let mut st = nco::Fs4State::new(bb(1));
+    nco::Fs4Shift::DOWN.block(&mut st, &x, &mut c);
+    nco::Fs4Shift::UP.block(&mut st, &xi, &mut ci);
+    keep((c, ci));
+}
+
+/// `Complex<i64>` without naming num-complex here.
+mod num_complex_alias {
+    pub type C64 = airwaves_core::Complex<i64>;
+}
+
+fn iir() {
+    use dsp::{agc, deemph, iir};
+    let x = bb([0.25f32; 32]);
+    let mut y = [0.0f32; 32];
+    let d = iir::BiquadDesign::lowpass(bb(1e3), 48e3, 0.707);
+    let bq = d.to_f32();
+    let mut s1 = iir::Df1State::<f32>::default();
+    bq.block(&mut s1, &x, &mut y);
+    let mut s2 = iir::Df2tState::<f32>::default();
+    bq.block(&mut s2, &x, &mut y);
+    keep((
+        iir::BiquadDesign::highpass(bb(1e3), 48e3, 0.7),
+        iir::BiquadDesign::notch(bb(1e3), 48e3, 5.0),
+    ));
+    keep((
+        iir::BiquadDesign::bandpass(bb(1e3), 48e3, 2.0).magnitude(bb(0.1)),
+        d.response(bb(0.2)),
+    ));
+    let xi = bb([1000i16; 32]);
+    let mut yi = [0i16; 32];
+    if let Some(q) = d.to_q15() {
+        let mut st = iir::BiquadQ15State::default();
+        q.block(&mut st, &xi, &mut yi);
+    }
+    let op = iir::OnePole::from_corner(bb(100.0), 48e3);
+    let mut st = iir::OnePoleState::new(0.0f32);
+    op.block(&mut st, &x, &mut y);
+    let op = iir::OnePoleQ15::from_time_constant(bb(1e-3), 48e3);
+    let mut st = iir::OnePoleQ15State::new(0);
+    op.block(&mut st, &xi, &mut yi);
+
+    let de = deemph::Deemphasis::new(deemph::TAU_75US, bb(48e3));
+    let mut st = deemph::DeemphasisState::default();
+    de.block(&mut st, &x, &mut y);
+    let de = deemph::DeemphasisQ15::new(deemph::TAU_50US, bb(48e3));
+    let mut st = deemph::DeemphasisQ15State::default();
+    de.block(&mut st, &xi, &mut yi);
+    keep(deemph::analog_magnitude(deemph::TAU_50US, bb(1e3)));
+
+    let p = agc::AgcParams::default();
+    let a = agc::Agc::new(&p, bb(48e3));
+    let mut st = a.state();
+    a.block(&mut st, &x, &mut y);
+    keep((st.gain(), st.envelope()));
+    let a = agc::AgcQ15::new(&p, bb(48e3));
+    let mut st = a.state();
+    a.block(&mut st, &xi, &mut yi);
+    keep((st.gain(), st.envelope(), y, yi));
+}
+
+fn mode_s() {
+    use modes::{adsb, altitude, commb, cpr, crc, encode, frame};
+    let mut msg = bb([
+        0x8Du8, 0x40, 0x6B, 0x90, 0x20, 0x15, 0xA6, 0x78, 0xD4, 0xD2, 0x20, 0xAA, 0x4B, 0xDA,
+    ]);
+    keep((
+        crc::crc24(&msg),
+        crc::remainder(&msg),
+        crc::syndrome_of_bit(112, bb(40)),
+    ));
+    keep(crc::locate(112, bb(5), 2));
+    keep(crc::repair(&mut msg, bb(0), 2));
+    keep(crc::repair_single(&mut msg, bb(0)));
+    keep(crc::repair_within(&mut msg, bb(0), &[40, 41, 50], 2));
+    keep((
+        altitude::decode_ac13(bb(0x1030)),
+        altitude::decode_ac12(bb(0x3B)),
+        altitude::decode_id13(bb(8)),
+    ));
+
+    if let Ok(f) = frame::Frame::new_checked(&msg[..]) {
+        keep((f.df(), f.address(), f.altitude_ft(), f.squawk(), f.me()));
+        if let Ok(r) = frame::Repr::parse(&f) {
+            let mut out = [0u8; 14];
+            keep(r.emit(&mut frame::Frame::new_unchecked(&mut out[..r.buffer_len()])));
+        }
+    }
+    if let Ok(me) = adsb::AdsbRepr::parse(&msg[4..11]) {
+        let mut out = [0u8; 7];
+        me.emit(&mut out);
+        keep((out, me.to_bytes()));
+    }
+    if let Ok(mb) = commb::Mb::new_checked(&msg[4..11]) {
+        keep(commb::infer(&mb, &commb::Context::default()).map(|i| i.best()));
+    }
+
+    let a = cpr::CprFrame::airborne(false, bb(93_000), bb(51_372));
+    let b = cpr::CprFrame::airborne(true, bb(74_158), bb(50_194));
+    let p = cpr::decode_global_airborne(cpr::TimedFrame::new(a, 0), cpr::TimedFrame::new(b, 1000));
+    let here = cpr::Position::new(bb(52.0), bb(4.0));
+    keep((
+        p,
+        cpr::nl(bb(52.0)),
+        cpr::decode_local(a, cpr::Reference::receiver(here, 200.0)),
+    ));
+    keep(cpr::decode_global_surface(
+        cpr::TimedFrame::new(cpr::CprFrame::surface(false, 1, 2), 0),
+        cpr::TimedFrame::new(cpr::CprFrame::surface(true, 3, 4), 5),
+        cpr::Reference::aircraft(here),
+        false,
+    ));
+    keep((
+        cpr::distance_nm(here, here),
+        cpr::implied_speed_kt(here, 0, here, 1),
+    ));
+    keep(cpr::CprFrame::encode(cpr::CprKind::Airborne, true, here));
+    keep(
+        cpr::SpeedCheck::for_kind(cpr::CprKind::Airborne)
+            .max_reference_age_ms(cpr::CprKind::Surface),
+    );
+
+    let mut buf = [0u8; encode::BEAST_MAX_LEN];
+    let ts = encode::Timestamp::from_ticks(bb(123_456));
+    keep(encode::encode_beast(
+        &mut buf,
+        &msg,
+        ts,
+        encode::signal_byte(bb(0.5)),
+    ));
+    let mut avr = [0u8; encode::AVR_MAX_LEN];
+    keep(encode::encode_avr(&mut avr, &msg, Some(ts)));
+    let mut sink = Sink;
+    keep(encode::write_avr(&mut sink, &msg).is_ok());
+    keep(encode::write_avr_timestamped(&mut sink, &msg, ts).is_ok());
+    keep(encode::write_beast(&mut sink, &msg, ts, 7).is_ok());
+    let mut dec = encode::BeastDecoder::default();
+    use encode::StreamDecoder;
+    for m in dec.feed(bb(&buf[..])) {
+        keep(m.frame());
+    }
+    let mut dec = encode::AvrDecoder::default();
+    for m in dec.feed(bb(&avr[..])) {
+        keep(m.frame());
+    }
+}
+
+/// A writer that discards everything (a stand-in for a UART).
+struct Sink;
+
+impl embedded_io::ErrorType for Sink {
+    type Error = core::convert::Infallible;
+}
+
+impl embedded_io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> Result<usize, Self::Error> {
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
