@@ -10,3 +10,4 @@ pub mod commb;
 pub mod cpr;
 // Output encoders (AVR text, Beast binary).
 pub mod encode;
+pub mod tracker;
