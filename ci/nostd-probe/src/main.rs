@@ -29,7 +29,9 @@ pub extern "C" fn _start() -> ! {
     design_and_fixed();
     input();
     iir();
+    phase_and_rate();
     mode_s();
+    tracker();
     loop {
         keep(());
     }
@@ -159,6 +161,73 @@ fn iir() {
     keep((st.gain(), st.envelope(), y, yi));
 }
 
+fn phase_and_rate() {
+    use dsp::{magnitude as mag, phase, resample};
+    keep((
+        phase::atan2(bb(1.0), bb(2.0)),
+        phase::atan2_i16(bb(3), bb(4)),
+    ));
+    keep(phase::atan2_i32(bb(3), bb(4)));
+    let c = bb([C32::new(0.5, 0.25); 32]);
+    let ci = bb([Ci16::new(900, -300); 32]);
+    let mut y = [0.0f32; 32];
+    let mut yi = [0i16; 32];
+    let d = phase::Discriminator::new(bb(1.0));
+    let mut st = phase::DiscriminatorState::<C32>::default();
+    d.block(&mut st, &c, &mut y);
+    let d = phase::DiscriminatorQ15::new();
+    let mut st = phase::DiscriminatorState::<Ci16>::default();
+    d.block(&mut st, &ci, &mut yi);
+
+    let bytes = bb([100u8; 64]);
+    let mut m16 = [0u16; 32];
+    let mut m32 = [0u32; 32];
+    mag::mag_cu8_block(&bytes, &mut m16);
+    mag::mag_cu8_exact_block(&bytes, &mut m16);
+    mag::mag_sq_cu8_block(&bytes, &mut m32);
+    mag::mag_ci16_block(&ci, &mut m16);
+    mag::mag_sq_ci16_block(&ci, &mut m32);
+    mag::mag_f32_block(&c, &mut y);
+    mag::mag_sq_f32_block(&c, &mut y);
+    keep((
+        mag::mag_cu8(bb(1), bb(2)),
+        mag::mag_cu8_exact(bb(1), bb(2)),
+        mag::mag_sq_cu8(1, 2),
+    ));
+    keep((
+        mag::mag_ci16(ci[0]),
+        mag::mag_sq_ci16(ci[0]),
+        mag::sqrt_round(bb(99)),
+    ));
+    keep((mag::mag_f32(c[0]), mag::mag_sq_f32(c[0])));
+
+    keep((
+        resample::required_taps(bb(3), 20),
+        resample::taps_per_phase(bb(1), 5, 80.0, 0.3),
+    ));
+    let mut taps = [0.0f32; 68];
+    resample::design_f32(1, 5, bb(80.0), &mut taps);
+    let r = resample::Resampler::new(1, 5, &taps);
+    let mut st = resample::ResamplerState::<f32, 128>::new();
+    let x = bb([0.25f32; 64]);
+    let mut out = [0.0f32; 16];
+    keep((
+        r.process(&mut st, &x, &mut out),
+        r.l(),
+        r.m(),
+        r.taps_per_phase(),
+        st.phase(),
+    ));
+    st.reset();
+    let mut taps = [0i16; 68];
+    resample::design_q15(1, 5, bb(80.0), &mut taps);
+    let r = resample::Resampler::new(1, 5, &taps);
+    let mut st = resample::ResamplerState::<Ci16, 128>::new();
+    let mut out = [Ci16::default(); 16];
+    keep(r.process(&mut st, &ci, &mut out));
+    keep((y, yi, m16, m32, out));
+}
+
 fn mode_s() {
     use modes::{adsb, altitude, commb, cpr, crc, encode, frame};
     let mut msg = bb([
@@ -243,6 +312,34 @@ fn mode_s() {
     for m in dec.feed(bb(&avr[..])) {
         keep(m.frame());
     }
+}
+
+fn tracker() {
+    use modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
+    let here = modes::cpr::Position::new(bb(52.0), bb(4.0));
+    let mut t = Tracker::<64>::new(TrackerConfig::with_receiver(here));
+    let msg = bb([
+        0x8Du8, 0x40, 0x6B, 0x90, 0x20, 0x15, 0xA6, 0x78, 0xD4, 0xD2, 0x20, 0xAA, 0x4B, 0xDA,
+    ]);
+    let f = ReceivedFrame::new(&msg, bb(1000))
+        .with_signal(-10.0)
+        .with_repaired_bits(0);
+    keep(t.update(&f, 1000));
+    keep((
+        t.is_known(0x406B90, 1000),
+        t.expire(bb(90_000)),
+        t.len(),
+        t.stats().positions(),
+    ));
+    for a in t.iter() {
+        keep((
+            a.address(),
+            a.callsign(),
+            a.altitude_baro_ft(),
+            a.signal_dbfs(),
+        ));
+    }
+    keep(t.get(0x406B90).map(|a| a.messages()));
 }
 
 /// A writer that discards everything (a stand-in for a UART).
