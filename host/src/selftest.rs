@@ -10,6 +10,8 @@ use airwaves_core::dsp::{
     dc::{DcBlockerQ15, DcBlockerQ15State},
     deemph::{Deemphasis, DeemphasisState, TAU_50US, TAU_75US, analog_magnitude},
     nco::{cos_sin_f32, cos_sin_q15},
+    phase::{atan2, atan2_i16},
+    resample::{Resampler, ResamplerState, design_f32, required_taps, taps_per_phase},
 };
 use std::f64::consts::PI;
 
@@ -44,7 +46,92 @@ pub fn run_all() -> Vec<Check> {
     checks.extend(nco_checks());
     checks.extend(deemphasis_checks());
     checks.push(dc_blocker_check());
+    checks.extend(atan2_checks());
+    checks.extend(resampler_checks());
     checks
+}
+
+/// Maximum error of the f32 and Q15 atan2 over a dense grid of the plane.
+fn atan2_checks() -> Vec<Check> {
+    let (mut err_f32, mut err_q15) = (0.0f64, 0.0f64);
+    for k in 0..200_000u32 {
+        let a = k as f64 / 200_000.0 * 2.0 * PI - PI;
+        let r = 0.05 + 0.95 * ((k.wrapping_mul(2_654_435_761) >> 8) as f64 / 16_777_216.0);
+        let (y, x) = (r * a.sin(), r * a.cos());
+        let exact = y.atan2(x);
+        err_f32 = err_f32.max((atan2(y as f32, x as f32) as f64 - exact).abs());
+        let (yi, xi) = ((y * 32767.0).round() as i16, (x * 32767.0).round() as i16);
+        let exact_i = (yi as f64).atan2(xi as f64);
+        let got = atan2_i16(yi, xi) as f64 / 32768.0 * PI;
+        let mut e = (got - exact_i).abs();
+        if e > PI {
+            e = 2.0 * PI - e;
+        }
+        err_q15 = err_q15.max(e);
+    }
+    vec![
+        Check {
+            name: "atan2 f32, max error".into(),
+            value: err_f32,
+            unit: "rad",
+            target: 1e-4,
+            at_most: true,
+        },
+        Check {
+            name: "atan2 Q15 (binary angle), max error".into(),
+            value: err_q15,
+            unit: "rad",
+            target: 2.0 * PI / 65536.0 * 2.0,
+            at_most: true,
+        },
+    ]
+}
+
+/// Alias rejection of the rational resampler: a tone in the stop band of
+/// 240 kHz → 48 kHz and 250 kHz → 44.1 kHz against a pass-band tone.
+fn resampler_checks() -> Vec<Check> {
+    let mut out = Vec::new();
+    for (fs_in, l, m, label) in [
+        (240_000.0, 1, 5, "240 → 48 kHz"),
+        (250_000.0, 441, 2500, "250 → 44.1 kHz"),
+    ] {
+        let fs_out = fs_in * l as f64 / m as f64;
+        // Flat to 15 kHz; the stop band starts at fs_out − 15 kHz.
+        let k = taps_per_phase(l, m, 80.0, 15_000.0 / (fs_out / 2.0));
+        let mut taps = vec![0.0f32; required_taps(l, k)];
+        design_f32(l, m, 80.0, &mut taps);
+        let r = Resampler::new(l, m, &taps);
+        let power = |f: f64| {
+            let x: Vec<f32> = (0..(fs_in as usize / 4))
+                .map(|i| (2.0 * PI * f * i as f64 / fs_in).sin() as f32 * 0.5)
+                .collect();
+            let mut y = vec![0.0f32; r.max_output(x.len())];
+            let mut st = ResamplerState::<f32, 256>::new();
+            let n = r.process(&mut st, &x, &mut y);
+            let tail = &y[n / 2..n];
+            tail.iter().map(|v| (*v as f64).powi(2)).sum::<f64>() / tail.len() as f64
+        };
+        let pass = power(1_000.0);
+        // The worst alias: a tone just above the stop edge folds into the pass band.
+        let stop_edge = fs_out - 15_000.0;
+        let worst = [
+            stop_edge + 500.0,
+            stop_edge + 5_000.0,
+            fs_out + 3_000.0,
+            2.0 * fs_out - 7_000.0,
+        ]
+        .iter()
+        .map(|&f| power(f))
+        .fold(0.0f64, f64::max);
+        out.push(Check {
+            name: format!("resampler {label}, alias rejection"),
+            value: 10.0 * (pass / worst).log10(),
+            unit: "dB",
+            target: 70.0,
+            at_most: false,
+        });
+    }
+    out
 }
 
 /// Maximum error of the fixed-point and f32 sin/cos over 2¹⁸ phases.
