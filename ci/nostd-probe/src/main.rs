@@ -28,6 +28,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 pub extern "C" fn _start() -> ! {
     design_and_fixed();
     input();
+    fir();
     iir();
     phase_and_rate();
     mode_s();
@@ -109,6 +110,63 @@ fn input() {
 /// `Complex<i64>` without naming num-complex here.
 mod num_complex_alias {
     pub type C64 = airwaves_core::Complex<i64>;
+}
+
+fn fir() {
+    use dsp::fir::{
+        Decimate, Decimator, DecimatorState, Fir, FirDesign, FirState, SplitDecimate, SymFir,
+    };
+    use dsp::halfband::{Cascade, HalfBand, HalfBandState, halfband_f64};
+    let d = FirDesign::lowpass(bb(0.1), bb(70.0)).with_gain(1.0);
+    let mut h = [0.0f64; 15];
+    d.fill_f64(&mut h);
+    let mut t = [0i16; 15];
+    d.fill(&mut t);
+    let x = bb([0.25f32; 32]);
+    let mut y = [0.0f32; 32];
+    let f = Fir::<f32, 15>::design(&d);
+    let mut st = FirState::<f32, 15>::new();
+    f.block(&mut st, &x, &mut y);
+    st.reset();
+    let s = SymFir::<f32, 15>::design(&d);
+    s.block(&mut st, &x, &mut y);
+    keep((f.taps(), s.taps()));
+    let xi = bb([Ci16::new(1000, -1000); 32]);
+    let mut yi = [Ci16::default(); 32];
+    let fq = SymFir::<i16, 15>::new(t);
+    let mut st = FirState::<Ci16, 15>::new();
+    fq.block(&mut st, &xi, &mut yi);
+    let dec = Decimator::<_, 4>::new(Fir::<i16, 15>::new(t));
+    let mut st = DecimatorState::<Ci16, 15>::new();
+    keep((
+        dec.block(&mut st, &xi, &mut yi),
+        st.skip(),
+        dec.fir(),
+        dec.max_output(bb(33)),
+    ));
+    st.reset();
+
+    let mut hb = [0.0f64; 4];
+    halfband_f64(&mut hb, bb(6.0));
+    let a = HalfBand::<f32, 4>::design(bb(70.0));
+    let b = HalfBand::<f32, 8>::design(bb(70.0));
+    let mut imp = [0.0f32; 15];
+    a.impulse_response(&mut imp);
+    let c = Cascade::new(a, b);
+    let mut st = (
+        HalfBandState::<C32, 4>::new(),
+        HalfBandState::<C32, 8>::new(),
+    );
+    let xc = bb([C32::new(0.1, 0.2); 32]);
+    let mut yc = [C32::default(); 32];
+    keep(c.block(&mut st, &xc, &mut yc));
+    st.0.reset();
+    let q = HalfBand::<i16, 4>::design(bb(60.0));
+    let mut st = HalfBandState::<i16, 4>::new();
+    let xq = bb([100i16; 32]);
+    let mut yq = [0i16; 32];
+    keep((q.block(&mut st, &xq, &mut yq), q.taps()));
+    keep((h, y, yi, hb, imp, yc, yq));
 }
 
 fn iir() {
