@@ -1,9 +1,10 @@
 //! `airwaves`: software-defined radio for the RTL-SDR.
 
-mod selftest;
-
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+
+mod scene;
+mod selftest;
 
 /// Software-defined radio for the RTL-SDR dongle.
 #[derive(Parser)]
@@ -17,6 +18,49 @@ struct Cli {
 enum Command {
     /// Run the DSP primitives on synthetic signals and print their measured quality.
     DspSelftest,
+    /// Write a synthetic 1090 MHz scene (.cu8) and its truth list.
+    Scene {
+        /// Length, seconds.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Sample rate, Hz.
+        #[arg(long, default_value_t = 2_400_000.0)]
+        rate: f64,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Mean Mode S replies per second.
+        #[arg(long, default_value_t = 1000.0)]
+        fps: f64,
+        /// Mean Mode A/C replies per second.
+        #[arg(long, default_value_t = 500.0)]
+        modeac_rate: f64,
+        /// Number of aircraft.
+        #[arg(long, default_value_t = 100)]
+        aircraft: usize,
+        /// Lowest SNR, dB.
+        #[arg(long, default_value_t = 0.0)]
+        snr_min: f64,
+        /// Highest SNR, dB.
+        #[arg(long, default_value_t = 25.0)]
+        snr_max: f64,
+        /// Largest carrier offset, Hz.
+        #[arg(long, default_value_t = 150e3)]
+        max_carrier: f64,
+        /// Low-pass cut-off as a fraction of fs/2.
+        #[arg(long, default_value_t = 0.8)]
+        cutoff: f64,
+        /// Low-pass length, taps (1 = no filter).
+        #[arg(long, default_value_t = 31)]
+        taps: usize,
+        /// Noise rms per component, ADC codes.
+        #[arg(long, default_value_t = 3.0)]
+        noise: f64,
+        /// Output .cu8 file.
+        out: std::path::PathBuf,
+        /// Output truth list.
+        truth: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -27,6 +71,56 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
+            }
+        }
+        Command::Scene {
+            seconds,
+            rate,
+            seed,
+            fps,
+            modeac_rate,
+            aircraft,
+            snr_min,
+            snr_max,
+            max_carrier,
+            cutoff,
+            taps,
+            noise,
+            out,
+            truth,
+        } => {
+            let cfg = scene::SceneConfig {
+                seconds,
+                sample_rate: rate,
+                seed,
+                frames_per_second: fps,
+                mode_ac_per_second: modeac_rate,
+                aircraft,
+                snr_min_db: snr_min,
+                snr_max_db: snr_max,
+                max_carrier_hz: max_carrier,
+                cutoff,
+                filter_taps: taps,
+                noise_rms: noise,
+                ..scene::SceneConfig::default()
+            };
+            let run = || -> std::io::Result<scene::SceneStats> {
+                let mut o = std::io::BufWriter::new(std::fs::File::create(&out)?);
+                let mut t = std::io::BufWriter::new(std::fs::File::create(&truth)?);
+                scene::generate(&cfg, &mut o, &mut t)
+            };
+            match run() {
+                Ok(s) => {
+                    eprintln!(
+                        "scene: {} samples, {} Mode S ({} overlapped), {} Mode A/C, {} clipped values",
+                        s.samples, s.mode_s, s.mode_s_overlapped, s.mode_ac, s.clipped
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("airwaves scene: {e}");
+                    ExitCode::FAILURE
+                }
             }
         }
     }

@@ -33,6 +33,7 @@ pub extern "C" fn _start() -> ! {
     phase_and_rate();
     mode_s();
     tracker();
+    modulate();
     loop {
         keep(());
     }
@@ -398,6 +399,32 @@ fn tracker() {
         ));
     }
     keep(t.get(0x406B90).map(|a| a.messages()));
+}
+
+fn modulate() {
+    use modes::modulate::{Burst, Modulator, Quantiser};
+    let Some(m) = Modulator::new(bb(2.4e6)) else {
+        return;
+    };
+    let msg = bb([0x5Du8, 0x48, 0x4F, 0xDE, 0xA2, 0x48, 0xF5]);
+    let mut out = [C32::default(); 320];
+    let burst = Burst::new(bb(3.3), 0.5).with_carrier(bb(1e5), 0.0);
+    keep(m.add_mode_s(&msg, &burst, &mut out));
+    m.add_mode_ac(bb(0x0808), false, &burst, &mut out);
+    m.add_pulse(bb(1.0), 0.5, &burst, &mut out);
+    keep((
+        m.sample_rate_hz(),
+        m.samples_per_us(),
+        m.mode_s_len(7),
+        m.mode_ac_len(),
+    ));
+    let q = Quantiser::new(bb(127.4), C32::new(0.01, 0.0));
+    let mut bytes = [0u8; 640];
+    keep((
+        q.block(&out, &mut bytes).clipped,
+        q.sample(out[0]),
+        Quantiser::RTL_SDR.sample(out[1]),
+    ));
 }
 
 /// A writer that discards everything (a stand-in for a UART).

@@ -10,4 +10,5 @@ pub mod commb;
 pub mod cpr;
 // Output encoders (AVR text, Beast binary).
 pub mod encode;
+pub mod modulate;
 pub mod tracker;
