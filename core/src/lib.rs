@@ -4,6 +4,8 @@
 
 pub mod dsp;
 pub mod modes;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use num_complex::Complex;
 

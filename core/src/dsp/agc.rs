@@ -429,7 +429,7 @@ mod test {
 
     use super::*;
     use crate::dsp::fixed::q15_to_f32;
-    use crate::dsp::testing::{Rng, db};
+    use crate::testing::{Rng, db};
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -772,7 +772,7 @@ mod test {
     }
 
     proptest! {
-        #![proptest_config(crate::dsp::testing::proptest_config())]
+        #![proptest_config(crate::testing::proptest_config())]
 
         #[test]
         fn prop_block_split(

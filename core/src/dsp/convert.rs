@@ -288,7 +288,7 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::dsp::testing::Rng;
+    use crate::testing::Rng;
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -431,7 +431,7 @@ mod test {
     }
 
     proptest! {
-        #![proptest_config(crate::dsp::testing::proptest_config())]
+        #![proptest_config(crate::testing::proptest_config())]
 
         #[test]
         fn prop_split(

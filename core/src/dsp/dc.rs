@@ -295,7 +295,7 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::dsp::testing::{Rng, db, fit_tone};
+    use crate::testing::{Rng, db, fit_tone};
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -520,7 +520,7 @@ mod test {
     }
 
     proptest! {
-        #![proptest_config(crate::dsp::testing::proptest_config())]
+        #![proptest_config(crate::testing::proptest_config())]
 
         #[test]
         fn prop_split(

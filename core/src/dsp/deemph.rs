@@ -354,7 +354,7 @@ mod test {
 
     use super::*;
     use crate::dsp::fixed::{f32_to_q15, q15_to_f32};
-    use crate::dsp::testing::{Rng, db, fit_tone};
+    use crate::testing::{Rng, db, fit_tone};
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -536,7 +536,7 @@ mod test {
     }
 
     proptest! {
-        #![proptest_config(crate::dsp::testing::proptest_config())]
+        #![proptest_config(crate::testing::proptest_config())]
 
         #[test]
         fn prop_block_split(

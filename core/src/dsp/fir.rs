@@ -1009,7 +1009,7 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::dsp::testing::{Rng, db, fir_response, fit_tone, proptest_config};
+    use crate::testing::{Rng, db, fir_response, fit_tone, proptest_config};
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;

@@ -418,7 +418,7 @@ mod test {
     use super::*;
     use crate::dsp::fir::{Decimator, DecimatorState, Fir};
     use crate::dsp::fixed::f32_to_q15;
-    use crate::dsp::testing::{Rng, db, fir_response, fit_tone, proptest_config};
+    use crate::testing::{Rng, db, fir_response, fit_tone, proptest_config};
     use crate::{C32, Ci16};
     use core::f64::consts::PI;
     use proptest::prelude::*;

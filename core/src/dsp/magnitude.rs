@@ -265,7 +265,7 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::dsp::testing::{Rng, proptest_config};
+    use crate::testing::{Rng, proptest_config};
     use proptest::prelude::*;
     use std::vec::Vec;
 

@@ -7,8 +7,6 @@
 
 pub mod design;
 pub mod fixed;
-#[cfg(test)]
-pub(crate) mod testing;
 
 // Input conversion, DC removal, NCO and mixing.
 pub mod convert;

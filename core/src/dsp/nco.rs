@@ -507,7 +507,7 @@ mod test {
 
     use super::*;
     use crate::dsp::SplitInplace;
-    use crate::dsp::testing::{Rng, fit_tone, tone_sinad_db};
+    use crate::testing::{Rng, fit_tone, tone_sinad_db};
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -778,7 +778,7 @@ mod test {
     const MAX_LEN: usize = if cfg!(miri) { 24 } else { 200 };
 
     proptest! {
-        #![proptest_config(crate::dsp::testing::proptest_config())]
+        #![proptest_config(crate::testing::proptest_config())]
 
         #[test]
         fn prop_mix_split(

@@ -295,7 +295,7 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::dsp::testing::{Rng, proptest_config, tone_sinad_db};
+    use crate::testing::{Rng, proptest_config, tone_sinad_db};
     use core::f64::consts::PI as PI64;
     use proptest::prelude::*;
     use std::vec::Vec;

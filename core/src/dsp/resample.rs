@@ -578,7 +578,7 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::dsp::testing::{fit_tone, proptest_config, tone_sinad_db};
+    use crate::testing::{fit_tone, proptest_config, tone_sinad_db};
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;

@@ -2443,17 +2443,12 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::dsp::testing::proptest_config;
+    use crate::testing::proptest_config;
     use proptest::prelude::*;
     use std::string::String;
     use std::vec::Vec;
 
-    /// Bytes of a hex string (test vectors are literal hex).
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len() / 2)
-            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::testing::hex;
 
     /// The MB field (bytes 4..11) of a 14-byte DF20/21 message in hex.
     fn mb_of(msg: &str) -> [u8; 7] {

@@ -911,7 +911,7 @@ impl SpeedCheck {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::dsp::testing::proptest_config;
+    use crate::testing::proptest_config;
     use proptest::prelude::*;
 
     /// The bytes of a hex string of 14 bytes (112 bits).

@@ -541,12 +541,7 @@ mod test {
     use super::*;
     use std::vec::Vec;
 
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::testing::hex;
 
     /// Bit-at-a-time reference: remainder of the whole frame polynomial.
     fn reference_remainder(msg: &[u8]) -> u32 {

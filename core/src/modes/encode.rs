@@ -751,7 +751,7 @@ fn hex_value(b: u8) -> Option<u8> {
 mod test {
     extern crate std;
     use super::*;
-    use crate::dsp::testing::proptest_config;
+    use crate::testing::proptest_config;
     use proptest::prelude::*;
     use std::vec::Vec;
 

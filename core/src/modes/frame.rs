@@ -1616,16 +1616,11 @@ impl Repr {
 mod test {
     extern crate std;
     use super::*;
-    use crate::dsp::testing::proptest_config;
+    use crate::testing::proptest_config;
     use proptest::prelude::*;
     use std::vec::Vec;
 
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::testing::hex;
 
     fn parse(h: &str) -> Repr {
         let b = hex(h);

@@ -1894,12 +1894,7 @@ mod test {
 
     const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/adsb/");
 
-    fn hex(s: &str) -> Vec<u8> {
-        assert!(s.len() % 2 == 0, "{s}");
-        (0..s.len() / 2)
-            .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::testing::hex;
 
     /// Feed a hex frame received at `t_ms` (also the current time).
     fn feed<const N: usize>(

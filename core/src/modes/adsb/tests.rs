@@ -11,7 +11,7 @@ use std::vec::Vec;
 use proptest::prelude::*;
 
 use super::*;
-use crate::dsp::testing::proptest_config;
+use crate::testing::proptest_config;
 
 /// The ME field (bytes 4..11) of a 28-hex-digit DF17/18 frame.
 fn me(hex: &str) -> [u8; ME_LEN] {

@@ -1,6 +1,6 @@
-//! Test helpers shared by the DSP modules' unit tests (compiled only for
-//! tests): f64 measurement of tones, responses, a seeded RNG, and the
-//! proptest configuration (smaller under miri).
+//! Test helpers shared by core's unit tests (compiled only for tests): f64
+//! measurement of tones, responses, a seeded RNG, the proptest
+//! configuration (smaller under miri), and hex test vectors.
 
 #![allow(dead_code)]
 
@@ -17,6 +17,17 @@ pub fn proptest_config() -> proptest::test_runner::Config {
         failure_persistence: None,
         ..proptest::test_runner::Config::default()
     }
+}
+
+/// Bytes of a hex string (test vectors are written as literal hex).
+///
+/// # Panics
+/// Panics on an odd length or a non-hex digit.
+pub fn hex(s: &str) -> Vec<u8> {
+    assert!(s.len() % 2 == 0, "odd-length hex {s:?}");
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex digit"))
+        .collect()
 }
 
 /// `10 log10(x)`.
