@@ -8,6 +8,7 @@
 pub mod fir;
 pub mod iir;
 pub mod input;
+pub mod modes;
 pub mod phase;
 
 /// One benchmarked primitive.
@@ -27,6 +28,7 @@ pub fn all_cases() -> impl Iterator<Item = &'static Case> {
         .chain(fir::CASES)
         .chain(iir::CASES)
         .chain(phase::CASES)
+        .chain(modes::CASES)
 }
 
 /// A deterministic pseudo-random byte stream (xorshift32) for workloads.

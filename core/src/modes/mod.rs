@@ -1,14 +1,25 @@
-//! Mode S and ADS-B: frames, decoding, CPR positions and encoders.
+//! Mode S and ADS-B: demodulation, frames, decoding, CPR positions, the
+//! aircraft table and encoders.
 
 pub mod altitude;
 pub mod crc;
 pub mod frame;
+
 // ADS-B extended squitter (ME field) and Comm-B (MB field) decoding.
 pub mod adsb;
 pub mod commb;
+
 // Compact Position Reporting.
 pub mod cpr;
-// Output encoders (AVR text, Beast binary).
-pub mod encode;
-pub mod modulate;
+
+// The demodulator: cu8 I/Q in, CRC-checked frames out.
+pub mod demod;
+
+// The aircraft table.
 pub mod tracker;
+
+// Output encoders (AVR text, Beast binary) and input stream decoders.
+pub mod encode;
+
+// A Mode S / Mode A/C modulator, for scene generation and tests.
+pub mod modulate;
