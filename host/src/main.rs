@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod decode;
 mod scene;
 mod selftest;
 
@@ -18,6 +19,17 @@ struct Cli {
 enum Command {
     /// Run the DSP primitives on synthetic signals and print their measured quality.
     DspSelftest,
+    /// Demodulate a .cu8 recording (or - for stdin) and print one line per Mode S frame.
+    Decode {
+        /// Sample rate of the recording, Hz (2000000 and 2400000 are what feeders use).
+        #[arg(long, default_value_t = 2_400_000)]
+        rate: u32,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = decode::Format::AvrTs)]
+        format: decode::Format,
+        /// Input .cu8 file, or - for standard input.
+        input: std::path::PathBuf,
+    },
     /// Write a synthetic 1090 MHz scene (.cu8) and its truth list.
     Scene {
         /// Length, seconds.
@@ -73,6 +85,11 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+        Command::Decode {
+            rate,
+            format,
+            input,
+        } => run_decode(rate, format, &input),
         Command::Scene {
             seconds,
             rate,
@@ -122,6 +139,38 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// `airwaves decode`: open the input, stream it through the demodulator.
+fn run_decode(rate: u32, format: decode::Format, input: &std::path::Path) -> ExitCode {
+    use std::io::{BufWriter, ErrorKind, Read};
+    let mut source: Box<dyn Read> = if input.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(input) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("airwaves decode: cannot read {}: {e}", input.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    match decode::decode(rate, format, &mut source, &mut out) {
+        Ok(st) => {
+            eprintln!(
+                "airwaves decode: {} samples, {} frames",
+                st.samples, st.frames
+            );
+            ExitCode::SUCCESS
+        }
+        // A closed pipe (`| head`) is a normal way to stop.
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("airwaves decode: {e}");
+            ExitCode::FAILURE
         }
     }
 }
