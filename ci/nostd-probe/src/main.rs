@@ -34,6 +34,7 @@ pub extern "C" fn _start() -> ! {
     mode_s();
     tracker();
     modulate();
+    demod();
     loop {
         keep(());
     }
@@ -425,6 +426,42 @@ fn modulate() {
         q.sample(out[0]),
         Quantiser::RTL_SDR.sample(out[1]),
     ));
+}
+
+fn demod() {
+    use modes::demod::{AddressFilter, DemodState, Demodulator};
+    let Ok(d) = Demodulator::new(bb(2_400_000)) else {
+        return;
+    };
+    let d = d
+        .with_two_bit_repair(bb(false))
+        .with_soft_repair(bb(8), 2)
+        .with_ap_repair(bb(4))
+        .with_mlse(bb(true))
+        .with_trigger(bb(48));
+    let mut st = DemodState::new();
+    let mut filter = AddressFilter::<256>::new(AddressFilter::<256>::DEFAULT_TTL);
+    filter.insert(bb(0x4840D6), 0);
+    keep((
+        filter.contains(0x4840D6, 1),
+        filter.is_empty(),
+        d.ticks_per_sample(),
+    ));
+    let bytes = bb([127u8; 512]);
+    d.process(&mut st, &mut filter, &bytes, |f| {
+        keep((
+            f.bytes(),
+            f.df(),
+            f.timestamp,
+            f.signal_dbfs,
+            f.repaired_bits,
+            f.address,
+            f.phase,
+        ))
+    });
+    d.finish(&mut st, &mut filter, |f| keep(f.bytes()));
+    keep((st.stats(), st.noise_dbfs()));
+    filter.clear();
 }
 
 /// A writer that discards everything (a stand-in for a UART).
