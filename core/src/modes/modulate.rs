@@ -417,8 +417,9 @@ pub struct Quantised {
 pub struct Quantiser {
     /// Zero level, codes.
     zero: f32,
-    /// DC offset, full-scale units.
-    dc: C32,
+    /// DC offset of I and Q, full-scale units (kept as plain `f32`s so
+    /// that the type can derive `defmt::Format`).
+    dc: [f32; 2],
 }
 
 impl Default for Quantiser {
@@ -443,7 +444,10 @@ impl Quantiser {
     /// assert_eq!(q.sample(C32::new(0.0, 0.0)).0, [128, 126]);
     /// ```
     pub const fn new(zero: f32, dc: C32) -> Self {
-        Self { zero, dc }
+        Self {
+            zero,
+            dc: [dc.re, dc.im],
+        }
     }
 
     /// One value to a code; `true` if clipped.
@@ -463,8 +467,8 @@ impl Quantiser {
     /// One sample to `[I, Q]` codes and the number of them clipped (0–2).
     #[inline]
     pub fn sample(&self, x: C32) -> ([u8; 2], u8) {
-        let (i, ci) = self.code(x.re, self.dc.re);
-        let (q, cq) = self.code(x.im, self.dc.im);
+        let (i, ci) = self.code(x.re, self.dc[0]);
+        let (q, cq) = self.code(x.im, self.dc[1]);
         ([i, q], u8::from(ci) + u8::from(cq))
     }
 
