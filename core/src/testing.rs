@@ -30,6 +30,30 @@ pub fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// Whether a block processor gives the same output when `x` is fed in one
+/// call and when it is split at `cuts` (each taken modulo `len + 1`,
+/// sorted), starting from the same state `s0`.
+pub fn same_for_any_split<X: Copy, Y: Default + Copy + PartialEq, S: Clone>(
+    x: &[X],
+    cuts: &[usize],
+    s0: S,
+    block: impl Fn(&mut S, &[X], &mut [Y]),
+) -> bool {
+    let mut one = std::vec![Y::default(); x.len()];
+    let mut s = s0.clone();
+    block(&mut s, x, &mut one);
+    let mut parts = std::vec![Y::default(); x.len()];
+    let mut s = s0;
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (x.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut start = 0;
+    for end in cuts.into_iter().chain([x.len()]) {
+        block(&mut s, &x[start..end], &mut parts[start..end]);
+        start = end;
+    }
+    one == parts
+}
+
 /// `10 log10(x)`.
 pub fn db(power_ratio: f64) -> f64 {
     10.0 * libm::log10(power_ratio)

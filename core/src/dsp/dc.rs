@@ -498,26 +498,7 @@ mod test {
         DcBlockerQ15::new(-1e-3);
     }
 
-    fn split_eq<X: Copy, Y: Default + Copy + PartialEq, S: Clone>(
-        x: &[X],
-        cuts: &[usize],
-        s0: S,
-        block: impl Fn(&mut S, &[X], &mut [Y]),
-    ) -> bool {
-        let mut one = std::vec![Y::default(); x.len()];
-        let mut s = s0.clone();
-        block(&mut s, x, &mut one);
-        let mut parts = std::vec![Y::default(); x.len()];
-        let mut s = s0;
-        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (x.len() + 1)).collect();
-        cuts.sort_unstable();
-        let mut start = 0;
-        for end in cuts.into_iter().chain([x.len()]) {
-            block(&mut s, &x[start..end], &mut parts[start..end]);
-            start = end;
-        }
-        one == parts
-    }
+    use crate::testing::same_for_any_split as split_eq;
 
     proptest! {
         #![proptest_config(crate::testing::proptest_config())]

@@ -752,27 +752,7 @@ mod test {
         v.iter().map(|&(a, b)| Ci16::new(a, b)).collect()
     }
 
-    /// Run `block` over `x` split at `cuts` and in one go; compare.
-    fn split_eq<T: Copy + Default + PartialEq + core::fmt::Debug, S: Clone>(
-        x: &[T],
-        cuts: &[usize],
-        s0: S,
-        block: impl Fn(&mut S, &[T], &mut [T]),
-    ) -> bool {
-        let mut one = std::vec![T::default(); x.len()];
-        let mut s = s0.clone();
-        block(&mut s, x, &mut one);
-        let mut parts = std::vec![T::default(); x.len()];
-        let mut s = s0;
-        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (x.len() + 1)).collect();
-        cuts.sort_unstable();
-        let mut start = 0;
-        for end in cuts.into_iter().chain([x.len()]) {
-            block(&mut s, &x[start..end], &mut parts[start..end]);
-            start = end;
-        }
-        one == parts
-    }
+    use crate::testing::same_for_any_split as split_eq;
 
     /// Longest random input in the property tests (short under miri).
     const MAX_LEN: usize = if cfg!(miri) { 24 } else { 200 };
