@@ -16,7 +16,7 @@ use airwaves_core::{C32, Ci16};
 use crate::{Case, noise_u8};
 
 /// Input samples per block call.
-pub const BLOCK: usize = 4096;
+pub use crate::BLOCK;
 
 /// The 63-tap low-pass used throughout: −6 dB at 0.1 cycles/sample, 70 dB.
 pub fn lp63() -> FirDesign {

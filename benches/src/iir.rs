@@ -21,7 +21,7 @@ use airwaves_core::{C32, Ci16};
 use crate::{Case, noise_u8};
 
 /// Block length of every workload.
-pub const BLOCK: usize = 4096;
+pub use crate::BLOCK;
 
 /// A block of Q15 noise (full-scale uniform bytes, shifted to the top).
 pub fn noise_q15(seed: u32) -> Vec<i16> {

@@ -6,18 +6,16 @@
 //! output buffer goes through `black_box` after each block and the
 //! checksum reads only the last sample, so neither adds per-sample work.
 
-use std::hint::black_box;
-
 use airwaves_core::dsp::SplitProcess;
 use airwaves_core::dsp::convert::{Cu8, cs16_to_c32, cs16_to_ci16, cs16le_to_c32, cs16le_to_ci16};
 use airwaves_core::dsp::dc::{DcBlocker, DcBlockerQ15, DcBlockerQ15State, DcBlockerState};
 use airwaves_core::dsp::nco::{Fs4Shift, Fs4State, Nco, NcoState};
 use airwaves_core::{C32, Ci16, Complex};
 
-use crate::{Case, noise_u8};
+use crate::{Case, blocks, noise_u8};
 
 /// Samples per block call.
-pub const BLOCK: usize = 4096;
+pub use crate::BLOCK;
 
 /// `2 · BLOCK` bytes of noise: one block of `cu8` samples.
 pub fn cu8_block() -> Vec<u8> {
@@ -53,26 +51,6 @@ pub fn c32_block() -> Vec<C32> {
     let mut y = vec![C32::default(); BLOCK];
     Cu8::RTL_SDR.to_c32(&cu8_block(), &mut y);
     y
-}
-
-/// Run `f(input[..m], output[..m])` over `n` samples in blocks of
-/// [`BLOCK`]; return a checksum of the last output.
-fn blocks<X, Y: Default + Clone>(
-    n: usize,
-    x: &[X],
-    k: usize,
-    mut f: impl FnMut(&[X], &mut [Y]),
-    sum: impl Fn(&Y) -> u64,
-) -> u64 {
-    let mut y = vec![Y::default(); BLOCK];
-    let mut left = n;
-    while left > 0 {
-        let m = left.min(BLOCK);
-        f(black_box(&x[..k * m]), &mut y[..m]);
-        black_box(&mut y);
-        left -= m;
-    }
-    sum(&y[0])
 }
 
 fn sum_c32(y: &C32) -> u64 {

@@ -31,6 +31,30 @@ pub fn all_cases() -> impl Iterator<Item = &'static Case> {
         .chain(modes::CASES)
 }
 
+/// Input samples per block call in every sample-based workload.
+pub const BLOCK: usize = 4096;
+
+/// Run `f(input[..k·m], output[..m])` over `n` samples in blocks of
+/// [`BLOCK`] samples (`k` input elements per sample); return `sum` of the
+/// first output, a checksum that keeps the work from being optimised away.
+pub fn blocks<X, Y: Default + Clone>(
+    n: usize,
+    x: &[X],
+    k: usize,
+    mut f: impl FnMut(&[X], &mut [Y]),
+    sum: impl Fn(&Y) -> u64,
+) -> u64 {
+    let mut y = vec![Y::default(); BLOCK];
+    let mut left = n;
+    while left > 0 {
+        let m = left.min(BLOCK);
+        f(std::hint::black_box(&x[..k * m]), &mut y[..m]);
+        std::hint::black_box(&mut y);
+        left -= m;
+    }
+    sum(&y[0])
+}
+
 /// A deterministic pseudo-random byte stream (xorshift32) for workloads.
 pub fn noise_u8(seed: u32, out: &mut [u8]) {
     let mut s = seed | 1;

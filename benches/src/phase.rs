@@ -21,10 +21,10 @@ use airwaves_core::dsp::resample::{
 };
 use airwaves_core::{C32, Ci16};
 
-use crate::{Case, noise_u8};
+use crate::{Case, blocks, noise_u8};
 
 /// Samples per block call.
-pub const BLOCK: usize = 4096;
+pub use crate::BLOCK;
 
 /// History capacity of the resampler states (≥ 2K for every case here).
 pub const HIST: usize = 512;
@@ -113,26 +113,6 @@ impl Ratio {
         design_q15(self.l, self.m, ATTEN_DB, &mut t);
         t
     }
-}
-
-/// Run `f(input[..k·m], output[..m])` over `n` samples in blocks of
-/// [`BLOCK`]; return a checksum of the first output.
-fn blocks<X, Y: Default + Clone>(
-    n: usize,
-    x: &[X],
-    k: usize,
-    mut f: impl FnMut(&[X], &mut [Y]),
-    sum: impl Fn(&Y) -> u64,
-) -> u64 {
-    let mut y = vec![Y::default(); BLOCK];
-    let mut left = n;
-    while left > 0 {
-        let m = left.min(BLOCK);
-        f(black_box(&x[..k * m]), &mut y[..m]);
-        black_box(&mut y);
-        left -= m;
-    }
-    sum(&y[0])
 }
 
 /// Resample `n` inputs of the block `x` in blocks of [`BLOCK`]; checksum
