@@ -1,6 +1,6 @@
 //! Mode S decoding benchmark on a synthetic scene: recall per SNR band and
 //! false frames of Debian's `dump1090-mutability` and of `airwaves decode`,
-//! plus dump1090-mutability's instructions per input sample (callgrind).
+//! plus the instructions per input sample of both (callgrind).
 //!
 //! ```text
 //! cargo build --release -p airwaves -p airwaves-benches
@@ -25,9 +25,11 @@
 //! 4. Decoded frames are matched to the truth by exact hex and time (see
 //!    [`match_frames`]): a decoder's (repaired) frame counts as correct only
 //!    if it equals a transmitted frame, at that frame's time.
-//! 5. `valgrind --tool=callgrind` counts dump1090-mutability's instructions
-//!    on 1 s and 2 s scenes; the difference over the extra samples is the
-//!    marginal cost per input sample (start-up cancels out).
+//! 5. `valgrind --tool=callgrind` counts the instructions of
+//!    dump1090-mutability and of `airwaves decode` (AVR and JSON output;
+//!    JSON parses every field of every frame) on 1 s and 2 s scenes; the
+//!    difference over the extra samples is the marginal cost per input
+//!    sample (start-up cancels out).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -440,24 +442,66 @@ fn dump1090_command(o: &Options, cu8: &Path) -> Command {
     c
 }
 
-/// Instructions of dump1090-mutability on a scene of `seconds`.
-fn count_instructions(o: &Options, seconds: f64) -> Result<(u64, u64), String> {
+/// The decoders whose instructions are counted: a name and the command
+/// line (program, arguments) that decodes a scene file.
+fn decoders(o: &Options, cu8: &Path) -> Vec<(&'static str, Vec<std::ffi::OsString>)> {
+    let aw = o.airwaves.as_os_str().to_owned();
+    let rate = o.rate.to_string();
+    let file = cu8.as_os_str().to_owned();
+    let mut list = Vec::new();
+    if (o.rate - 2.4e6).abs() < 1.0 {
+        list.push((
+            "dump1090-mutability --mlat --fix --raw",
+            [&o.dump1090, "--ifile"]
+                .map(Into::into)
+                .into_iter()
+                .chain([file.clone()])
+                .chain(["--iformat", "UC8", "--mlat", "--fix", "--raw"].map(Into::into))
+                .collect(),
+        ));
+    }
+    for format in ["avr-ts", "json"] {
+        list.push((
+            if format == "json" {
+                "airwaves decode --format json"
+            } else {
+                "airwaves decode --format avr-ts"
+            },
+            [
+                aw.clone(),
+                "decode".into(),
+                "--rate".into(),
+                rate.clone().into(),
+            ]
+            .into_iter()
+            .chain(["--format", format].map(Into::into))
+            .chain([file.clone()])
+            .collect(),
+        ));
+    }
+    list
+}
+
+/// Instructions (callgrind) of each of [`decoders`] on a scene of
+/// `seconds`: `(name, instructions, samples)`.
+fn count_instructions(o: &Options, seconds: f64) -> Result<Vec<(&'static str, u64, u64)>, String> {
     let cu8 = o.workdir.join(format!("ips_{seconds}.cu8"));
     let truth = o.workdir.join(format!("ips_{seconds}.txt"));
     make_scene(o, seconds, &cu8, &truth)?;
     let samples = std::fs::metadata(&cu8).map_err(|e| e.to_string())?.len() / 2;
-    let mut c = Command::new("valgrind");
-    c.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-        .arg(&o.dump1090)
-        .arg("--ifile")
-        .arg(&cu8)
-        .args(["--iformat", "UC8", "--mlat", "--fix", "--raw"]);
-    let out = c
-        .output()
-        .map_err(|e| format!("valgrind: {e} (apt-get install valgrind)"))?;
-    let n = callgrind_total(&String::from_utf8_lossy(&out.stderr))
-        .ok_or("valgrind printed no instruction count")?;
-    Ok((n, samples))
+    let mut counts = Vec::new();
+    for (name, argv) in decoders(o, &cu8) {
+        let out = Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .args(&argv)
+            .stdout(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("valgrind: {e} (apt-get install valgrind)"))?;
+        let n = callgrind_total(&String::from_utf8_lossy(&out.stderr))
+            .ok_or_else(|| format!("valgrind printed no instruction count for {name}"))?;
+        counts.push((name, n, samples));
+    }
+    Ok(counts)
 }
 
 fn run(o: &Options) -> Result<(), String> {
@@ -505,13 +549,23 @@ fn run(o: &Options) -> Result<(), String> {
     );
 
     if o.callgrind {
-        let (a, na) = count_instructions(o, o.callgrind_seconds)?;
-        let (b, nb) = count_instructions(o, 2.0 * o.callgrind_seconds)?;
+        let short = count_instructions(o, o.callgrind_seconds)?;
+        let long = count_instructions(o, 2.0 * o.callgrind_seconds)?;
         println!(
-            "\ndump1090-mutability instructions (callgrind, --mlat --fix --raw): {a} on {na} samples ({:.1}/sample), {b} on {nb} samples; marginal {:.1} instructions/input sample",
-            a as f64 / na as f64,
-            (b - a) as f64 / (nb - na) as f64
+            "\nInstructions (callgrind, x86-64) on scenes of {} s and {} s; marginal = difference / extra samples, so start-up cancels out:\n",
+            o.callgrind_seconds,
+            2.0 * o.callgrind_seconds
         );
+        println!(
+            "| decoder | instructions, short | instructions, long | marginal per input sample |"
+        );
+        println!("|---|---:|---:|---:|");
+        for ((name, a, na), (_, b, nb)) in short.iter().zip(&long) {
+            println!(
+                "| {name} | {a} | {b} | {:.1} |",
+                (*b as f64 - *a as f64) / (*nb as f64 - *na as f64)
+            );
+        }
     }
     Ok(())
 }
