@@ -6,7 +6,7 @@
 //! cargo build --release -p airwaves -p airwaves-benches
 //! target/release/modes_vs_dump1090 [--seconds 10] [--rate 2400000] [--seed 1]
 //!     [--fps 1000] [--airwaves PATH] [--dump1090 PATH] [--workdir DIR]
-//!     [--callgrind-seconds 1] [--no-callgrind]
+//!     [--callgrind-seconds 1] [--no-callgrind] [--check]
 //! ```
 //!
 //! Steps:
@@ -30,6 +30,9 @@
 //!    JSON parses every field of every frame) on 1 s and 2 s scenes; the
 //!    difference over the extra samples is the marginal cost per input
 //!    sample (start-up cancels out).
+//! 6. With `--check`, exit non-zero unless airwaves meets the targets of
+//!    [`verdict`] (the integration test `benches/tests/modes_vs_dump1090.rs`
+//!    runs this on a short scene).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -337,6 +340,8 @@ struct Options {
     workdir: PathBuf,
     callgrind_seconds: f64,
     callgrind: bool,
+    /// Fail unless airwaves meets the issue's targets (see [`verdict`]).
+    check: bool,
 }
 
 impl Options {
@@ -354,11 +359,16 @@ impl Options {
             workdir: std::env::temp_dir().join("airwaves-modes-bench"),
             callgrind_seconds: 1.0,
             callgrind: true,
+            check: false,
         };
         let mut it = args.iter();
         while let Some(a) = it.next() {
             if a == "--no-callgrind" {
                 o.callgrind = false;
+                continue;
+            }
+            if a == "--check" {
+                o.check = true;
                 continue;
             }
             let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
@@ -504,6 +514,43 @@ fn count_instructions(o: &Options, seconds: f64) -> Result<Vec<(&'static str, u6
     Ok(counts)
 }
 
+/// Total recall must be at least this multiple of dump1090-mutability's.
+const MIN_TOTAL_RATIO: f64 = 1.1;
+
+/// The issue's targets for airwaves against dump1090-mutability: in every
+/// SNR band at least as many frames, and strictly more wherever
+/// dump1090-mutability decodes any; at least [`MIN_TOTAL_RATIO`] times its
+/// total; no more false frames. Returns the list of misses.
+fn verdict(truth: &[TruthFrame], dump: &Matching, ours: &Matching) -> Vec<String> {
+    let mut misses = Vec::new();
+    let d = recall_by_band(truth, &dump.hit, false);
+    let a = recall_by_band(truth, &ours.hit, false);
+    for b in 0..BANDS {
+        let (dh, ah) = (d[b].1, a[b].1);
+        if ah < dh || (dh > 0 && ah == dh) {
+            misses.push(format!(
+                "band {}–{} dB: airwaves {ah} frames, dump1090-mutability {dh}",
+                b as f64 * BAND_DB,
+                (b + 1) as f64 * BAND_DB
+            ));
+        }
+    }
+    let total = |m: &Matching| m.hit.iter().filter(|&&h| h).count();
+    let (dt, at) = (total(dump), total(ours));
+    if (at as f64) < MIN_TOTAL_RATIO * dt as f64 {
+        misses.push(format!(
+            "total: airwaves {at} frames, below {MIN_TOTAL_RATIO} × dump1090-mutability's {dt}"
+        ));
+    }
+    if ours.false_frames > dump.false_frames {
+        misses.push(format!(
+            "false frames: airwaves {}, dump1090-mutability {}",
+            ours.false_frames, dump.false_frames
+        ));
+    }
+    misses
+}
+
 fn run(o: &Options) -> Result<(), String> {
     std::fs::create_dir_all(&o.workdir).map_err(|e| format!("{}: {e}", o.workdir.display()))?;
     let cu8 = o.workdir.join("scene.cu8");
@@ -547,6 +594,23 @@ fn run(o: &Options) -> Result<(), String> {
             ]
         )
     );
+
+    if o.check {
+        let (Some(d), Some(a)) = (&m_dump, &m_aw) else {
+            return Err("--check needs both decoders to run".into());
+        };
+        let misses = verdict(&truth, d, a);
+        if !misses.is_empty() {
+            return Err(format!("targets missed:\n  {}", misses.join("\n  ")));
+        }
+        let total = |m: &Matching| m.hit.iter().filter(|&&h| h).count();
+        println!(
+            "\ncheck passed: more frames than dump1090-mutability in every band where it decodes any, {:.2}× its total, {} false frames against its {}",
+            total(a) as f64 / total(d).max(1) as f64,
+            a.false_frames,
+            d.false_frames
+        );
+    }
 
     if o.callgrind {
         let short = count_instructions(o, o.callgrind_seconds)?;
@@ -680,6 +744,37 @@ mod tests {
         let m = match_frames(&t, &d);
         assert_eq!(m.hit, [true, false, true, false]);
         assert_eq!((m.false_frames, m.duplicates, m.offset), (0, 1, 0));
+    }
+
+    #[test]
+    fn test_verdict() {
+        let truth: Vec<TruthFrame> = [2.0, 14.0, 15.0, 22.0]
+            .iter()
+            .map(|&snr_db| TruthFrame {
+                t12: 0,
+                hex: String::new(),
+                snr_db,
+                overlapped: false,
+            })
+            .collect();
+        let m = |hit: [bool; 4], false_frames| Matching {
+            hit: hit.to_vec(),
+            false_frames,
+            duplicates: 0,
+            offset: 0,
+        };
+        let dump = m([false, true, false, true], 3);
+        assert!(verdict(&truth, &dump, &m([false, true, true, true], 3)).is_empty());
+        // Equal in a band where dump1090 decodes: a miss; total 1.0×: a miss.
+        assert_eq!(
+            verdict(&truth, &dump, &m([false, true, false, true], 0)).len(),
+            3
+        );
+        // More false frames: a miss.
+        assert_eq!(
+            verdict(&truth, &dump, &m([true, true, true, true], 4)).len(),
+            1
+        );
     }
 
     #[test]
