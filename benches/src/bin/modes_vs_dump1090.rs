@@ -748,7 +748,7 @@ mod tests {
 
     #[test]
     fn test_verdict() {
-        let truth: Vec<TruthFrame> = [2.0, 14.0, 15.0, 22.0]
+        let truth: Vec<TruthFrame> = [2.0, 14.0, 15.0, 22.0, 23.0]
             .iter()
             .map(|&snr_db| TruthFrame {
                 t12: 0,
@@ -757,7 +757,7 @@ mod tests {
                 overlapped: false,
             })
             .collect();
-        let m = |hit: [bool; 4], false_frames| Matching {
+        let m = |hit: [bool; 5], false_frames| Matching {
             hit: hit.to_vec(),
             false_frames,
             duplicates: 0,
