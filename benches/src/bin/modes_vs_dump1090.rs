@@ -763,18 +763,14 @@ mod tests {
             duplicates: 0,
             offset: 0,
         };
-        let dump = m([false, true, false, true], 3);
-        assert!(verdict(&truth, &dump, &m([false, true, true, true], 3)).is_empty());
-        // Equal in a band where dump1090 decodes: a miss; total 1.0×: a miss.
-        assert_eq!(
-            verdict(&truth, &dump, &m([false, true, false, true], 0)).len(),
-            3
-        );
+        let dump = m([false, true, false, true, false], 3);
+        assert!(verdict(&truth, &dump, &m([false, true, true, true, true], 3)).is_empty());
+        // Equal in the two bands where dump1090 decodes: two misses; total
+        // 1.0×: a third.
+        let tie = m([false, true, false, true, false], 0);
+        assert_eq!(verdict(&truth, &dump, &tie).len(), 3);
         // More false frames: a miss.
-        assert_eq!(
-            verdict(&truth, &dump, &m([true, true, true, true], 4)).len(),
-            1
-        );
+        assert_eq!(verdict(&truth, &dump, &m([true; 5], 4)).len(), 1);
     }
 
     #[test]
