@@ -458,8 +458,8 @@ pub fn repair_single(msg: &mut [u8], syndrome: u32) -> Option<u8> {
 /// Candidates in the DF field, beyond the frame, or repeated are skipped;
 /// only the first [`MAX_CANDIDATES`] usable entries are considered. If two
 /// different sets of the smallest size fit, the result is ambiguous and
-/// `None` is returned with `msg` untouched. Cost: at most
-/// C(24,1)+C(24,2)+C(24,3) = 2,324 XOR-compare steps.
+/// `None` is returned with `msg` untouched. Cost: one hash look-up per
+/// candidate pair, at most 1 + 24 + C(24,2) = 301 look-ups.
 ///
 /// ```
 /// use airwaves_core::modes::crc::{remainder, repair_within};
@@ -499,6 +499,29 @@ pub fn repair_within(msg: &mut [u8], syndrome: u32, candidates: &[u8], max_bits:
     let (pos, syn) = (&pos[..m], &syn[..m]);
 
     let max_bits = max_bits.min(3);
+    // Candidate index by syndrome: open addressing over `SLOTS` slots
+    // holding index + 1 (0 = empty). Single-bit syndromes of one frame
+    // length are distinct, so a look-up finds at most one candidate.
+    const SLOTS: usize = 64;
+    let slot = |s: u32| (s ^ s >> 6 ^ s >> 12 ^ s >> 18) as usize % SLOTS;
+    let mut table = [0u8; SLOTS];
+    for (i, &s) in syn.iter().enumerate() {
+        let mut h = slot(s);
+        while table[h] != 0 {
+            h = (h + 1) % SLOTS;
+        }
+        table[h] = i as u8 + 1;
+    }
+    let find = |s: u32| -> Option<usize> {
+        let mut h = slot(s);
+        loop {
+            let i = usize::from(table[h]).checked_sub(1)?;
+            if syn[i] == s {
+                return Some(i);
+            }
+            h = (h + 1) % SLOTS;
+        }
+    };
     // Records a fit; returns true when it is the second one (ambiguous).
     fn note(found: &mut Option<BitErrors>, set: &[u8]) -> bool {
         if found.is_some() {
@@ -509,17 +532,19 @@ pub fn repair_within(msg: &mut [u8], syndrome: u32, candidates: &[u8], max_bits:
     }
     let mut found: Option<BitErrors> = None;
     for weight in 1..=max_bits {
+        // Each set is found once: from its smallest indices, the last
+        // index by look-up and required to be the largest.
         let ambiguous = match weight {
-            1 => (0..m).any(|i| syn[i] == syndrome && note(&mut found, &pos[i..=i])),
+            1 => find(syndrome).is_some_and(|i| note(&mut found, &pos[i..=i])),
             2 => (0..m).any(|i| {
-                let si = syndrome ^ syn[i];
-                (i + 1..m).any(|j| syn[j] == si && note(&mut found, &[pos[i], pos[j]]))
+                find(syndrome ^ syn[i])
+                    .is_some_and(|j| j > i && note(&mut found, &[pos[i], pos[j]]))
             }),
             _ => (0..m).any(|i| {
                 let si = syndrome ^ syn[i];
                 (i + 1..m).any(|j| {
-                    let sj = si ^ syn[j];
-                    (j + 1..m).any(|k| syn[k] == sj && note(&mut found, &[pos[i], pos[j], pos[k]]))
+                    find(si ^ syn[j])
+                        .is_some_and(|k| k > j && note(&mut found, &[pos[i], pos[j], pos[k]]))
                 })
             }),
         };
@@ -757,6 +782,89 @@ mod test {
         m[0] ^= 0x08;
         let s = remainder(&m);
         assert_eq!(repair_within(&mut m, s, &[4, 5, 6], 3), None);
+    }
+
+    /// Exhaustive reference for [`repair_within`]: every set of at most
+    /// `max_bits` usable candidates, smallest weight first; `None` if no
+    /// set or two sets of that weight fit.
+    fn reference_within(n: usize, syndrome: u32, cands: &[u8], max_bits: u8) -> Option<Vec<u8>> {
+        let mut usable: Vec<u8> = Vec::new();
+        for &c in cands {
+            let cu = usize::from(c);
+            if usable.len() < MAX_CANDIDATES
+                && cu >= PROTECTED_BITS
+                && cu < n
+                && !usable.contains(&c)
+            {
+                usable.push(c);
+            }
+        }
+        let m = usable.len();
+        let syn = |c: u8| syndrome_of_bit(n, usize::from(c));
+        for w in 1..=usize::from(max_bits.min(3)) {
+            let mut fits: Vec<Vec<u8>> = Vec::new();
+            for i in 0..m {
+                for j in i..m {
+                    for k in j..m {
+                        let set: Vec<u8> = match w {
+                            1 if j == i && k == i => std::vec![usable[i]],
+                            2 if j > i && k == j => std::vec![usable[i], usable[j]],
+                            3 if j > i && k > j => std::vec![usable[i], usable[j], usable[k]],
+                            _ => continue,
+                        };
+                        if set.iter().fold(0, |a, &c| a ^ syn(c)) == syndrome & MASK24 {
+                            fits.push(set);
+                        }
+                    }
+                }
+            }
+            match fits.len() {
+                0 => continue,
+                1 => return fits.pop(),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::testing::proptest_config())]
+
+        /// The hashed search finds what the exhaustive one finds, for
+        /// errors inside and outside the candidates and random syndromes.
+        #[test]
+        fn prop_repair_within_matches_reference(
+            long in proptest::bool::ANY,
+            cands in proptest::collection::vec(0u8..120, 0..30),
+            errs in proptest::collection::vec(0usize..30, 0..4),
+            random in proptest::option::of(1u32..0x100_0000),
+            max_bits in 0u8..4,
+        ) {
+            let n = if long { LONG_BITS } else { SHORT_BITS };
+            let syndrome = random.unwrap_or_else(|| {
+                errs.iter()
+                    .filter_map(|&e| cands.get(e))
+                    .filter(|&&c| usize::from(c) < n)
+                    .fold(0, |a, &c| a ^ syndrome_of_bit(n, usize::from(c)))
+            });
+            let mut msg = std::vec![0u8; n / 8];
+            let got = repair_within(&mut msg, syndrome, &cands, max_bits);
+            match reference_within(n, syndrome, &cands, max_bits) {
+                _ if syndrome & MASK24 == 0 => proptest::prop_assert_eq!(got, Some(0)),
+                Some(set) => {
+                    proptest::prop_assert_eq!(got, Some(set.len() as u8));
+                    let mut want = std::vec![0u8; n / 8];
+                    for c in set {
+                        want[usize::from(c) / 8] ^= 0x80 >> (c % 8);
+                    }
+                    proptest::prop_assert_eq!(msg, want);
+                }
+                None => {
+                    proptest::prop_assert_eq!(got, None);
+                    proptest::prop_assert!(msg.iter().all(|&b| b == 0));
+                }
+            }
+        }
     }
 
     #[test]

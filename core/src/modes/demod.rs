@@ -64,7 +64,7 @@
 //!    [`AddressFilter`], which error-free DF11/17/18 frames fill.
 //! 8. **Repair**, only if no phase validates, on the first two phases
 //!    sliced: DF17/18 any
-//!    1-bit error (syndrome table), then up to 2 flips among the 8 least
+//!    1-bit error (syndrome table), then up to 3 flips among the 24 least
 //!    confident bits ([`crc::repair_within`]), then optionally any 2-bit
 //!    error; DF11 one bit at most (assuming interrogator code 0); AP formats
 //!    one flip among the 4 least confident bits that gives a known address.
@@ -232,7 +232,7 @@ impl Demodulator {
     /// A demodulator for `rate_hz` samples per second: 2,000,000 or
     /// 2,400,000 for an RTL-SDR, or any of 3, 4, 6, 12 MS/s (12 MHz divided
     /// by 1 … 6). Defaults: 1-bit syndrome repair for DF11/17/18, soft repair
-    /// of up to 2 bits among the 8 least confident for DF17/18, 1 flip among
+    /// of up to 3 bits among the 24 least confident for DF17/18, 1 flip among
     /// the 4 least confident for AP formats, the MLSE re-slice on,
     /// exhaustive 2-bit repair off, trigger at 3 × the noise floor.
     ///
@@ -259,8 +259,8 @@ impl Demodulator {
             // Noise of w samples has mean w·μ; trigger at 3·w·μ.
             trigger_q4: (48 * w) as u16,
             two_bit: false,
-            soft_candidates: 8,
-            soft_flips: 2,
+            soft_candidates: 24,
+            soft_flips: 3,
             ap_candidates: 4,
             mlse: true,
         })
@@ -1722,7 +1722,7 @@ mod test {
         let mut seen = std::collections::HashSet::new();
         for f in frames {
             let rem = crc::remainder(f.bytes());
-            assert!(f.repaired_bits <= 2, "{f:?}");
+            assert!(f.repaired_bits <= 3, "{f:?}");
             match f.df() {
                 17 | 18 => assert_eq!(rem, 0, "{}", hex(f.bytes())),
                 11 => {
@@ -2236,7 +2236,7 @@ mod test {
         flip(&mut bad, 60);
         let f = d.repair(&fake_slice(&bad, &[]), 0, 0, 5, &filter).unwrap();
         assert_eq!((f.bytes(), f.repaired_bits), (&good[..], 1));
-        // Two weak bits: soft repair among the 8 least confident.
+        // Two weak bits: soft repair among the least confident.
         let mut bad = good;
         flip(&mut bad, 30);
         flip(&mut bad, 77);
