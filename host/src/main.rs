@@ -6,6 +6,8 @@ use std::process::ExitCode;
 mod decode;
 mod scene;
 mod selftest;
+#[allow(dead_code)] // until the RTL-SDR driver streams through it
+mod usb_async;
 
 /// Software-defined radio for the RTL-SDR dongle.
 #[derive(Parser)]
