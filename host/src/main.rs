@@ -4,6 +4,8 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod decode;
+mod ring;
+mod rtltcp;
 mod scene;
 mod selftest;
 #[allow(dead_code)] // until the RTL-SDR driver streams through it
@@ -75,6 +77,8 @@ enum Command {
         /// Output truth list.
         truth: std::path::PathBuf,
     },
+    /// Serve I/Q to one rtl_tcp client at a time (rtl_433, SDR#, GQRX, airwaves).
+    RtlTcp(rtltcp::RtlTcpArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
             format,
             input,
         } => run_decode(rate, format, &input),
+        Command::RtlTcp(args) => rtltcp::run_cli(&args),
         Command::Scene {
             seconds,
             rate,
