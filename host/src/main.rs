@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 mod decode;
 mod ring;
+mod rtl;
 mod rtltcp;
 mod scene;
 mod selftest;
@@ -34,6 +35,12 @@ enum Command {
         /// Input .cu8 file, or - for standard input.
         input: std::path::PathBuf,
     },
+    /// List RTL-SDR dongles: index, serial, tuner, USB strings.
+    Devices(rtl::cli::DevicesArgs),
+    /// Record u8 I/Q from a dongle (or --fake-device) to a .cu8 file, like rtl_sdr.
+    Record(rtl::cli::RecordArgs),
+    /// Stream the RTL2832U's test counter and count lost bytes, like rtl_test.
+    TestMode(rtl::cli::TestModeArgs),
     /// Write a synthetic 1090 MHz scene (.cu8) and its truth list.
     Scene {
         /// Length, seconds.
@@ -91,6 +98,9 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+        Command::Devices(args) => rtl::cli::devices(&args),
+        Command::Record(args) => rtl::cli::record(&args),
+        Command::TestMode(args) => rtl::cli::test_mode(&args),
         Command::Decode {
             rate,
             format,

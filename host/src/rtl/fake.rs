@@ -1,0 +1,707 @@
+//! A built-in emulator of an RTL2832U with an R820T or R828D (or another
+//! tuner, for probe tests) behind the USB seam.
+//!
+//! It models what the driver relies on: demod pages and USB/SYS register
+//! files; an I2C bridge with the tuner's register file (status bytes
+//! bit-reversed on the wire, PLL lock bit, filter-calibration code), a
+//! 256-byte EEPROM holding the string descriptors, and NAK (`Pipe`) for
+//! absent addresses; the bulk endpoint, stalled while USB_EPA_CTL holds
+//! the stall bit, streaming the chip's test-mode byte counter (or a `.cu8`
+//! file) paced at the programmed sample rate, with bytes lost, as on the
+//! real chip, when the reader falls behind by more than the FIFO holds.
+//!
+//! Faults can be injected: a stall (Pipe until `clear_halt`), a timeout,
+//! NoDevice from a given bulk read on, a failing first control write (until
+//! `reset`), short bulk reads, and a PLL that never locks.
+//!
+//! Spec syntax (`--fake-device`): `KIND[,OPTION]…` with KIND `r820t`,
+//! `r828d` (an RTL-SDR Blog V4), `r828d-plain`, `e4000`, `fc0012`, `fc0013`,
+//! `fc2580` or `none`, and options `file=PATH`, `loop`, `serial=TEXT`,
+//! `fast` (no pacing), `fault=stall@N`, `fault=timeout@N`,
+//! `fault=nodevice@N` (N = 0-based bulk read), `fault=firstwrite`,
+//! `fault=short`, `fault=nolock`.
+
+use super::usb::{UsbError, UsbStrings, UsbTransport};
+use super::{Error, Result};
+use std::collections::HashMap;
+use std::io::{BufReader, Read, Seek};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The tuner chip (and board) the emulator presents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FakeTuner {
+    /// R820T at I2C 0x34, strings "Realtek" / "RTL2838UHIDIR" (an RTL-SDR Blog V3 alike).
+    R820t,
+    /// R828D at 0x74 with strings "RTLSDRBlog" / "Blog V4".
+    R828dBlogV4,
+    /// R828D at 0x74 with generic strings (e.g. a DVB-T2 stick, 16 MHz tuner crystal).
+    R828dPlain,
+    /// Elonics E4000 at 0xc8 (reg 0x02 = 0x40).
+    E4000,
+    /// Fitipower FC0012 at 0xc6 (reg 0x00 = 0xa1).
+    Fc0012,
+    /// Fitipower FC0013 at 0xc6 (reg 0x00 = 0xa3).
+    Fc0013,
+    /// FCI FC2580 at 0xac (reg 0x01 = 0x56).
+    Fc2580,
+    /// No tuner on the I2C bus.
+    None,
+}
+
+/// An injectable fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Bulk read number N (0-based) stalls; reads fail with Pipe until `clear_halt`.
+    Stall(u64),
+    /// Bulk read number N fails with Timeout.
+    Timeout(u64),
+    /// From bulk read number N on, every operation fails with NoDevice.
+    NoDevice(u64),
+    /// The first control write fails with Pipe; `reset` clears it.
+    FirstWrite,
+    /// Every bulk read returns half of what was asked (a multiple of 512).
+    ShortReads,
+    /// The tuner PLL never reports lock.
+    NoLock,
+}
+
+/// Emulator configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeConfig {
+    /// Tuner and board.
+    pub tuner: FakeTuner,
+    /// Bulk data from this `.cu8` file instead of the counter / mid-scale.
+    pub file: Option<PathBuf>,
+    /// Rewind the file at its end instead of reporting NoDevice.
+    pub looped: bool,
+    /// Serial-number string.
+    pub serial: String,
+    /// Pace bulk data at the programmed sample rate (default true).
+    pub paced: bool,
+    /// Injected faults.
+    pub faults: Vec<Fault>,
+}
+
+impl Default for FakeConfig {
+    fn default() -> Self {
+        FakeConfig {
+            tuner: FakeTuner::R820t,
+            file: None,
+            looped: false,
+            serial: "00000001".to_string(),
+            paced: true,
+            faults: Vec::new(),
+        }
+    }
+}
+
+impl FakeConfig {
+    /// Parse a `--fake-device` spec (syntax in the module docs).
+    pub fn parse(spec: &str) -> Result<FakeConfig> {
+        let bad = |why: String| Error::FakeSpec(why);
+        let mut parts = spec.split(',');
+        let tuner = match parts.next().unwrap_or("") {
+            "r820t" => FakeTuner::R820t,
+            "r828d" => FakeTuner::R828dBlogV4,
+            "r828d-plain" => FakeTuner::R828dPlain,
+            "e4000" => FakeTuner::E4000,
+            "fc0012" => FakeTuner::Fc0012,
+            "fc0013" => FakeTuner::Fc0013,
+            "fc2580" => FakeTuner::Fc2580,
+            "none" => FakeTuner::None,
+            other => {
+                return Err(bad(format!(
+                    "unknown tuner {other:?} (use r820t, r828d, r828d-plain, e4000, fc0012, fc0013, fc2580 or none)"
+                )));
+            }
+        };
+        let mut cfg = FakeConfig {
+            tuner,
+            ..FakeConfig::default()
+        };
+        for opt in parts {
+            let (key, value) = opt.split_once('=').unwrap_or((opt, ""));
+            match key {
+                "file" if !value.is_empty() => cfg.file = Some(PathBuf::from(value)),
+                "serial" if !value.is_empty() => cfg.serial = value.to_string(),
+                "loop" if value.is_empty() => cfg.looped = true,
+                "fast" if value.is_empty() => cfg.paced = false,
+                "fault" => cfg.faults.push(parse_fault(value).ok_or_else(|| {
+                    bad(format!(
+                        "unknown fault {value:?} (use stall@N, timeout@N, nodevice@N, firstwrite, short or nolock)"
+                    ))
+                })?),
+                _ => return Err(bad(format!("unknown option {opt:?}"))),
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+fn parse_fault(s: &str) -> Option<Fault> {
+    let at = |p: &str| s.strip_prefix(p).and_then(|n| n.parse::<u64>().ok());
+    match s {
+        "firstwrite" => Some(Fault::FirstWrite),
+        "short" => Some(Fault::ShortReads),
+        "nolock" => Some(Fault::NoLock),
+        _ => at("stall@")
+            .map(Fault::Stall)
+            .or_else(|| at("timeout@").map(Fault::Timeout))
+            .or_else(|| at("nodevice@").map(Fault::NoDevice)),
+    }
+}
+
+/// How far (bytes) the emulated stream may run ahead of the reader before
+/// data is lost: the chip's FIFO plus the host's buffering, an emulator
+/// choice (256 KiB, about 53 ms at 2.4 MS/s).
+pub const FIFO_BYTES: u64 = 256 * 1024;
+
+/// Build the 256-byte EEPROM image: magic, VID/PID, flags, three string descriptors.
+pub fn eeprom_image(manufacturer: &str, product: &str, serial: &str) -> [u8; 256] {
+    let mut e = [0xffu8; 256];
+    e[..9].copy_from_slice(&[0x28, 0x32, 0xda, 0x0b, 0x38, 0x28, 0xa5, 0x16, 0x02]);
+    let mut pos = 9;
+    for s in [manufacturer, product, serial] {
+        let len = 2 + 2 * s.len();
+        e[pos] = len as u8;
+        e[pos + 1] = 0x03;
+        for (i, c) in s.bytes().enumerate() {
+            e[pos + 2 + 2 * i] = c;
+            e[pos + 3 + 2 * i] = 0;
+        }
+        pos += len;
+    }
+    e[78] = 0;
+    e
+}
+
+/// The emulated dongle. Implements [`UsbTransport`].
+pub struct FakeRtl {
+    cfg: FakeConfig,
+    strings: UsbStrings,
+    demod: Vec<[u8; 256]>,
+    blocks: HashMap<(u8, u16), u8>,
+    i2c_regs: HashMap<u8, [u8; 256]>,
+    i2c_ptr: [u8; 256],
+    eeprom: [u8; 256],
+    tuner_addr: Option<u8>,
+    file: Option<BufReader<std::fs::File>>,
+    file_error: Option<String>,
+    counter: u8,
+    bulk_reads: u64,
+    halted: bool,
+    gone: bool,
+    first_write_pending: bool,
+    stream_start: Option<Instant>,
+    stream_bytes: u64,
+    /// Bytes the emulated FIFO dropped because the reader fell behind.
+    pub dropped_bytes: u64,
+    /// Number of `reset` calls.
+    pub resets: u32,
+}
+
+impl FakeRtl {
+    /// A powered-up dongle.
+    pub fn new(cfg: FakeConfig) -> Self {
+        let (manufacturer, product) = match cfg.tuner {
+            FakeTuner::R828dBlogV4 => ("RTLSDRBlog", "Blog V4"),
+            _ => ("Realtek", "RTL2838UHIDIR"),
+        };
+        let mut i2c_regs = HashMap::new();
+        let mut reg = |addr: u8, r: usize, v: u8| {
+            i2c_regs.entry(addr).or_insert([0u8; 256])[r] = v;
+        };
+        let tuner_addr = match cfg.tuner {
+            FakeTuner::R820t => Some(0x34),
+            FakeTuner::R828dBlogV4 | FakeTuner::R828dPlain => Some(0x74),
+            FakeTuner::E4000 => {
+                reg(0xc8, 0x02, 0x40);
+                None
+            }
+            FakeTuner::Fc0012 => {
+                reg(0xc6, 0x00, 0xa1);
+                None
+            }
+            FakeTuner::Fc0013 => {
+                reg(0xc6, 0x00, 0xa3);
+                None
+            }
+            FakeTuner::Fc2580 => {
+                reg(0xac, 0x01, 0x56);
+                None
+            }
+            FakeTuner::None => None,
+        };
+        if let Some(a) = tuner_addr {
+            reg(a, 0, 0x69);
+        }
+        let first_write_pending = cfg.faults.contains(&Fault::FirstWrite);
+        let (file, file_error) = match &cfg.file {
+            Some(p) => match std::fs::File::open(p) {
+                Ok(f) => (Some(BufReader::with_capacity(1 << 16, f)), None),
+                Err(e) => (None, Some(format!("{}: {e}", p.display()))),
+            },
+            None => (None, None),
+        };
+        FakeRtl {
+            strings: UsbStrings {
+                manufacturer: Some(manufacturer.to_string()),
+                product: Some(product.to_string()),
+                serial: Some(cfg.serial.clone()),
+            },
+            eeprom: eeprom_image(manufacturer, product, &cfg.serial),
+            cfg,
+            demod: vec![[0u8; 256]; 16],
+            blocks: HashMap::new(),
+            i2c_regs,
+            i2c_ptr: [0; 256],
+            tuner_addr,
+            file,
+            file_error,
+            counter: 0,
+            bulk_reads: 0,
+            halted: false,
+            gone: false,
+            first_write_pending,
+            stream_start: None,
+            stream_bytes: 0,
+            dropped_bytes: 0,
+            resets: 0,
+        }
+    }
+
+    /// Why the configured `.cu8` file could not be opened, if it could not.
+    pub fn file_error(&self) -> Option<&str> {
+        self.file_error.as_deref()
+    }
+
+    /// A SYS/USB block register (block, address).
+    pub fn block_reg(&self, block: u8, addr: u16) -> u8 {
+        self.blocks.get(&(block, addr)).copied().unwrap_or(0)
+    }
+
+    fn has_fault(&self, f: Fault) -> bool {
+        self.cfg.faults.contains(&f)
+    }
+
+    /// Sample rate the resampler is programmed for, Hz (0 if not set).
+    pub fn sample_rate(&self) -> f64 {
+        let p = &self.demod[1];
+        let ratio = u32::from_be_bytes([p[0x9f], p[0xa0], p[0xa1], p[0xa2]]);
+        if ratio == 0 {
+            return 0.0;
+        }
+        28.8e6 * f64::from(1u32 << 22) / f64::from(ratio)
+    }
+
+    fn test_mode(&self) -> bool {
+        self.demod[0][0x19] == 0x03
+    }
+
+    /// Tuner bytes as they appear on the wire from register 0: status bytes
+    /// 0–4 as the chip sends them, registers 5+ bit-reversed like all reads.
+    fn tuner_wire(&self, addr: u8, i: usize) -> u8 {
+        let regs = &self.i2c_regs[&addr];
+        let locked = !self.has_fault(Fault::NoLock);
+        match i {
+            0 => regs[0],
+            2 => (if locked { 0x40u8 } else { 0 }).reverse_bits(),
+            // VCO fine tune 2 (bits 5:4), filter calibration code 8.
+            4 => 0x28u8.reverse_bits(),
+            1 | 3 => 0,
+            _ => regs[i].reverse_bits(),
+        }
+    }
+
+    fn fill(&mut self, buf: &mut [u8]) -> std::result::Result<usize, UsbError> {
+        if let Some(f) = &mut self.file {
+            let mut n = 0;
+            while n < buf.len() {
+                match f.read(&mut buf[n..]) {
+                    Ok(0) if self.cfg.looped && n < buf.len() => {
+                        if f.rewind().is_err() {
+                            return Err(UsbError::Other("cannot rewind the .cu8 file"));
+                        }
+                        if f.read(&mut buf[n..n + 1]).unwrap_or(0) == 0 {
+                            break;
+                        }
+                        n += 1;
+                    }
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(_) => return Err(UsbError::Other("cannot read the .cu8 file")),
+                }
+            }
+            if n == 0 {
+                // End of the recording: the device "goes away", like fakeusb.c.
+                self.gone = true;
+                return Err(UsbError::NoDevice);
+            }
+            return Ok(n);
+        }
+        if self.cfg.file.is_some() {
+            return Err(UsbError::NoDevice);
+        }
+        if self.test_mode() {
+            for b in buf.iter_mut() {
+                *b = self.counter;
+                self.counter = self.counter.wrapping_add(1);
+            }
+        } else {
+            // Mid-scale, no signal.
+            for (i, b) in buf.iter_mut().enumerate() {
+                *b = if i % 2 == 0 { 128 } else { 127 };
+            }
+        }
+        Ok(buf.len())
+    }
+
+    /// Wait until the stream has produced `n` more bytes at the programmed
+    /// rate; if the reader fell more than a FIFO behind, drop the excess.
+    fn pace(&mut self, n: usize) {
+        let rate = self.sample_rate();
+        if !self.cfg.paced || rate <= 0.0 {
+            return;
+        }
+        let bytes_per_s = 2.0 * rate;
+        let start = *self.stream_start.get_or_insert_with(Instant::now);
+        let produced = (start.elapsed().as_secs_f64() * bytes_per_s) as u64;
+        if produced > self.stream_bytes + FIFO_BYTES {
+            let lost = produced - self.stream_bytes - FIFO_BYTES;
+            self.dropped_bytes += lost;
+            self.stream_bytes += lost;
+            if self.test_mode() && self.file.is_none() {
+                self.counter = self.counter.wrapping_add(lost as u8);
+            } else if let Some(f) = &mut self.file {
+                let _ = f.seek_relative(lost as i64);
+            }
+        }
+        let due = Duration::from_secs_f64((self.stream_bytes + n as u64) as f64 / bytes_per_s);
+        let elapsed = start.elapsed();
+        if due > elapsed {
+            std::thread::sleep(due - elapsed);
+        }
+        self.stream_bytes += n as u64;
+    }
+
+    fn check_gone(&self) -> std::result::Result<(), UsbError> {
+        if self.gone {
+            Err(UsbError::NoDevice)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl UsbTransport for FakeRtl {
+    fn control_in(
+        &mut self,
+        _rt: u8,
+        _req: u8,
+        value: u16,
+        index: u16,
+        buf: &mut [u8],
+        _t: Duration,
+    ) -> std::result::Result<usize, UsbError> {
+        self.check_gone()?;
+        if value & 0xff == 0x20 && index & 0xff00 == 0 {
+            let (page, addr) = (usize::from(index & 0x0f), (value >> 8) as u8);
+            for (i, b) in buf.iter_mut().enumerate() {
+                *b = self.demod[page][usize::from(addr.wrapping_add(i as u8))];
+            }
+            return Ok(buf.len());
+        }
+        let block = (index >> 8) as u8;
+        if block == 6 {
+            let a = value as u8;
+            if a == 0xa0 {
+                for b in buf.iter_mut() {
+                    *b = self.eeprom[usize::from(self.i2c_ptr[0xa0])];
+                    self.i2c_ptr[0xa0] = self.i2c_ptr[0xa0].wrapping_add(1);
+                }
+                return Ok(buf.len());
+            }
+            if Some(a) == self.tuner_addr {
+                // R82xx reads always start at register 0.
+                for (i, b) in buf.iter_mut().enumerate() {
+                    *b = self.tuner_wire(a, i);
+                }
+                return Ok(buf.len());
+            }
+            let Some(regs) = self.i2c_regs.get(&a) else {
+                return Err(UsbError::Pipe);
+            };
+            let ptr = self.i2c_ptr[usize::from(a)];
+            for (i, b) in buf.iter_mut().enumerate() {
+                *b = regs[usize::from(ptr.wrapping_add(i as u8))];
+            }
+            return Ok(buf.len());
+        }
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = self.block_reg(block, value.wrapping_add(i as u16));
+        }
+        Ok(buf.len())
+    }
+
+    fn control_out(
+        &mut self,
+        _rt: u8,
+        _req: u8,
+        value: u16,
+        index: u16,
+        data: &[u8],
+        _t: Duration,
+    ) -> std::result::Result<usize, UsbError> {
+        self.check_gone()?;
+        if self.first_write_pending {
+            return Err(UsbError::Pipe);
+        }
+        if value & 0xff == 0x20 && index & 0xff00 == 0 {
+            let (page, addr) = (usize::from(index & 0x0f), (value >> 8) as u8);
+            for (i, b) in data.iter().enumerate() {
+                self.demod[page][usize::from(addr.wrapping_add(i as u8))] = *b;
+            }
+            return Ok(data.len());
+        }
+        let block = (index >> 8) as u8;
+        if block == 6 {
+            let a = value as u8;
+            let Some(&reg) = data.first() else {
+                return Err(UsbError::Pipe);
+            };
+            let present = a == 0xa0 || self.i2c_regs.contains_key(&a);
+            if !present {
+                return Err(UsbError::Pipe);
+            }
+            self.i2c_ptr[usize::from(a)] = reg;
+            for (i, b) in data[1..].iter().enumerate() {
+                let r = usize::from(reg.wrapping_add(i as u8));
+                if a == 0xa0 {
+                    self.eeprom[r] = *b;
+                } else if r >= 5 {
+                    if let Some(regs) = self.i2c_regs.get_mut(&a) {
+                        regs[r] = *b;
+                    }
+                }
+            }
+            if a == 0xa0 {
+                self.i2c_ptr[0xa0] = reg.wrapping_add((data.len() - 1) as u8);
+            }
+            return Ok(data.len());
+        }
+        for (i, b) in data.iter().enumerate() {
+            self.blocks
+                .insert((block, value.wrapping_add(i as u16)), *b);
+        }
+        if block == 1 && value == super::regs::USB_EPA_CTL {
+            // Wire byte 0 bit 4 (register bit 12): endpoint stall + FIFO reset.
+            let stall = data.first().is_some_and(|b| b & 0x10 != 0);
+            if !stall {
+                self.stream_start = None;
+                self.stream_bytes = 0;
+            }
+            self.halted = stall;
+        }
+        Ok(data.len())
+    }
+
+    fn bulk_in(
+        &mut self,
+        _ep: u8,
+        buf: &mut [u8],
+        _t: Duration,
+    ) -> std::result::Result<usize, UsbError> {
+        let n = self.bulk_reads;
+        self.bulk_reads += 1;
+        if self.has_fault(Fault::NoDevice(n)) {
+            self.gone = true;
+        }
+        self.check_gone()?;
+        if self.has_fault(Fault::Stall(n)) {
+            self.halted = true;
+        }
+        if self.halted {
+            return Err(UsbError::Pipe);
+        }
+        if self.has_fault(Fault::Timeout(n)) {
+            return Err(UsbError::Timeout);
+        }
+        let want = if self.has_fault(Fault::ShortReads) {
+            (buf.len() / 2 / 512 * 512).max(512).min(buf.len())
+        } else {
+            buf.len()
+        };
+        self.pace(want);
+        self.fill(&mut buf[..want])
+    }
+
+    fn clear_halt(&mut self, _ep: u8) -> std::result::Result<(), UsbError> {
+        self.check_gone()?;
+        self.halted = false;
+        Ok(())
+    }
+
+    fn reset(&mut self) -> std::result::Result<(), UsbError> {
+        self.check_gone()?;
+        self.resets += 1;
+        self.first_write_pending = false;
+        Ok(())
+    }
+
+    fn strings(&mut self) -> std::result::Result<UsbStrings, UsbError> {
+        self.check_gone()?;
+        Ok(self.strings.clone())
+    }
+
+    fn claim(&mut self) -> std::result::Result<(), UsbError> {
+        self.check_gone()
+    }
+
+    fn release(&mut self) -> std::result::Result<(), UsbError> {
+        self.check_gone()
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn test_parse_spec() {
+        let c = FakeConfig::parse("r828d,file=/tmp/x.cu8,fault=stall@3,fault=short,fast,serial=42")
+            .unwrap();
+        assert_eq!(c.tuner, FakeTuner::R828dBlogV4);
+        assert_eq!(c.file, Some(PathBuf::from("/tmp/x.cu8")));
+        assert_eq!(c.faults, vec![Fault::Stall(3), Fault::ShortReads]);
+        assert!(!c.paced);
+        assert_eq!(c.serial, "42");
+        assert_eq!(FakeConfig::parse("r820t").unwrap(), FakeConfig::default());
+        for bad in [
+            "",
+            "r999",
+            "r820t,fault=melt",
+            "r820t,file=",
+            "r820t,fault=stall@x",
+            "r820t,wat",
+        ] {
+            assert!(FakeConfig::parse(bad).is_err(), "{bad:?} parsed");
+        }
+    }
+
+    #[test]
+    fn test_eeprom_image() {
+        let e = eeprom_image("Realtek", "RTL2838UHIDIR", "00000001");
+        assert_eq!(
+            &e[..9],
+            &[0x28, 0x32, 0xda, 0x0b, 0x38, 0x28, 0xa5, 0x16, 0x02]
+        );
+        assert_eq!(&e[9..13], &[16, 3, b'R', 0]);
+        assert_eq!(e[9 + 16], 2 + 2 * 13);
+    }
+
+    const T: Duration = Duration::from_millis(10);
+
+    /// Program the resampler for `ratio` and release the FIFO, as the driver does.
+    fn start(f: &mut FakeRtl, ratio: u32, test_mode: bool) {
+        let r = ratio.to_be_bytes();
+        f.control_out(0x40, 0, 0x9f20, 0x0011, &r[..2], T).unwrap();
+        f.control_out(0x40, 0, 0xa120, 0x0011, &r[2..], T).unwrap();
+        if test_mode {
+            f.control_out(0x40, 0, 0x1920, 0x0010, &[0x03], T).unwrap();
+        }
+        f.control_out(0x40, 0, 0x2148, 0x0110, &[0x10, 0x02], T)
+            .unwrap();
+        f.control_out(0x40, 0, 0x2148, 0x0110, &[0x00, 0x00], T)
+            .unwrap();
+    }
+
+    #[test]
+    fn test_paced_counter_and_slow_consumer_drops() {
+        let mut f = FakeRtl::new(FakeConfig::default());
+        start(&mut f, 0x0300_0000, true);
+        assert!((f.sample_rate() - 2.4e6).abs() < 1e-6);
+        let mut buf = vec![0u8; 16384];
+        let t0 = Instant::now();
+        for _ in 0..8 {
+            assert_eq!(f.bulk_in(0x81, &mut buf, T), Ok(16384));
+        }
+        // 8 × 16 KiB at 4.8 MB/s take about 27 ms.
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        assert!((20.0..60.0).contains(&ms), "pacing: {ms} ms");
+        assert_eq!(f.dropped_bytes, 0);
+        let last = buf[16383];
+        // A consumer that stalls 120 ms (576 KB at 2.4 MS/s) loses the excess.
+        std::thread::sleep(Duration::from_millis(120));
+        f.bulk_in(0x81, &mut buf, T).unwrap();
+        assert!(f.dropped_bytes > 200_000, "dropped {}", f.dropped_bytes);
+        let gap = buf[0].wrapping_sub(last.wrapping_add(1));
+        assert_eq!(
+            u64::from(gap),
+            f.dropped_bytes % 256,
+            "counter jumps by the loss"
+        );
+    }
+
+    #[test]
+    fn test_file_source_byte_exact_then_unplugged() {
+        let path = std::env::temp_dir().join(format!("airwaves-fake-{}.cu8", std::process::id()));
+        let data: Vec<u8> = (0..3000u32).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let spec = format!("r820t,fast,file={}", path.display());
+        let mut f = FakeRtl::new(FakeConfig::parse(&spec).unwrap());
+        start(&mut f, 0x0300_0000, false);
+        let mut got = Vec::new();
+        let mut buf = [0u8; 1024];
+        loop {
+            match f.bulk_in(0x81, &mut buf, T) {
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) => {
+                    assert_eq!(e, UsbError::NoDevice);
+                    break;
+                }
+            }
+        }
+        assert_eq!(got, data);
+        assert_eq!(
+            f.strings(),
+            Err(UsbError::NoDevice),
+            "device is gone after the file"
+        );
+        let mut looped = FakeRtl::new(FakeConfig::parse(&format!("{spec},loop")).unwrap());
+        start(&mut looped, 0x0300_0000, false);
+        let mut big = vec![0u8; 4096];
+        assert_eq!(looped.bulk_in(0x81, &mut big, T), Ok(4096));
+        assert_eq!(&big[3000..4096], &data[..1096]);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn test_bulk_stall_until_clear_halt() {
+        let mut f = FakeRtl::new(FakeConfig {
+            paced: false,
+            faults: vec![Fault::Stall(1)],
+            ..FakeConfig::default()
+        });
+        let t = Duration::from_millis(10);
+        let mut buf = [0u8; 512];
+        // Not yet unstalled by a FIFO reset: Pipe.
+        f.control_out(0x40, 0, 0x2148, 0x0110, &[0x10, 0x02], t)
+            .unwrap();
+        assert_eq!(f.bulk_in(0x81, &mut buf, t), Err(UsbError::Pipe));
+        f.control_out(0x40, 0, 0x2148, 0x0110, &[0x00, 0x00], t)
+            .unwrap();
+        assert_eq!(
+            f.bulk_in(0x81, &mut buf, t),
+            Err(UsbError::Pipe),
+            "read 1 stalls"
+        );
+        assert_eq!(
+            f.bulk_in(0x81, &mut buf, t),
+            Err(UsbError::Pipe),
+            "until clear_halt"
+        );
+        f.clear_halt(0x81).unwrap();
+        assert_eq!(f.bulk_in(0x81, &mut buf, t), Ok(512));
+    }
+}
