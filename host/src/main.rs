@@ -1,16 +1,8 @@
 //! `airwaves`: software-defined radio for the RTL-SDR.
 
+use airwaves::{decode, rtl, rtltcp, scene, selftest};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-
-mod decode;
-mod ring;
-mod rtl;
-mod rtltcp;
-mod scene;
-mod selftest;
-#[allow(dead_code)] // until the RTL-SDR driver streams through it
-mod usb_async;
 
 /// Software-defined radio for the RTL-SDR dongle.
 #[derive(Parser)]

@@ -221,10 +221,6 @@ impl Producer {
     /// Copy `data` into the ring, `buffer_len` bytes per buffer; chunks that
     /// find no empty buffer are dropped and counted. Returns the number of
     /// bytes dropped (0 when everything was queued).
-    #[allow(
-        dead_code,
-        reason = "API for copying producers; the server reads into grants"
-    )]
     pub fn push(&mut self, data: &[u8]) -> usize {
         let mut dropped = 0;
         for chunk in data.chunks(self.buffer_len) {
@@ -252,16 +248,11 @@ impl Producer {
     }
 
     /// `false` once the consumer has been dropped.
-    #[allow(dead_code, reason = "API for sources that stop when nobody listens")]
     pub fn consumer_alive(&self) -> bool {
         self.shared.consumer_alive.load(Ordering::Acquire)
     }
 
     /// Cumulative counters.
-    #[allow(
-        dead_code,
-        reason = "the server reads the counters on the consumer side"
-    )]
     pub fn stats(&self) -> RingStats {
         self.shared.stats()
     }
@@ -403,7 +394,6 @@ impl Consumer {
     }
 
     /// `false` once the producer has been dropped (buffers may remain).
-    #[allow(dead_code, reason = "API for consumers polling without a timeout")]
     pub fn producer_alive(&self) -> bool {
         self.shared.producer_alive.load(Ordering::Acquire)
     }

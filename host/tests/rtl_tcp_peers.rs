@@ -12,21 +12,8 @@
 //! message when its tool is missing, and when `/work/shared` (for
 //! fakeusb.c) is absent.
 
-#[allow(
-    dead_code,
-    reason = "the binary's modules, compiled here for the client"
-)]
-#[path = "../src/ring.rs"]
-mod ring;
-#[allow(
-    dead_code,
-    reason = "the binary's modules, compiled here for the client"
-)]
-#[path = "../src/rtltcp/mod.rs"]
-mod rtltcp;
-
-use rtltcp::client::{Client, ClientError};
-use rtltcp::protocol::{Command, Header, TunerType};
+use airwaves::rtltcp::client::{Client, ClientError};
+use airwaves::rtltcp::protocol::{Command, Header, TunerType};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

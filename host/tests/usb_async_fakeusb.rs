@@ -13,9 +13,7 @@
 //! fakeusb does not implement, so the real libusb would get fakeusb's pointers.
 #![allow(unsafe_code)] // raw libusb open + a counting allocator; each block has a SAFETY note
 
-#[path = "../src/usb_async.rs"]
-#[allow(dead_code)]
-mod usb_async;
+use airwaves::usb_async;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

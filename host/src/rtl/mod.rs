@@ -13,9 +13,6 @@
 //! - [`reopen`]: reopen a lost dongle by serial with backoff;
 //! - [`cli`]: the `devices`, `record` and `test-mode` commands.
 
-// The driver's API is wider than the three commands that use it today.
-#![allow(dead_code)]
-
 pub mod cli;
 pub mod device;
 pub mod fake;

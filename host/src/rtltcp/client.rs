@@ -4,11 +4,6 @@
 //! Reconnecting is the caller's business; errors say what happened
 //! ([`ClientError::Closed`], [`ClientError::Timeout`],
 //! [`ClientError::BadHeader`], [`ClientError::Io`]).
-//!
-//! The `airwaves` binary does not read from rtl_tcp servers yet (network
-//! input for `decode` is planned); until then the client is used by the
-//! tests, hence the `dead_code` allowance.
-#![allow(dead_code)]
 
 use super::protocol::{Command, HEADER_LEN, Header, HeaderError, MAGIC};
 use std::fmt;

@@ -193,7 +193,6 @@ pub struct Stopped<C, S> {
     /// The control, with the settings clients made.
     pub control: C,
     /// The source, handed back so that a device can be reused or closed.
-    #[allow(dead_code, reason = "the file source needs no closing")]
     pub source: S,
     /// Totals.
     pub stats: ServerStats,
