@@ -374,6 +374,10 @@ impl Demodulator {
                     state.stats.samples += 1;
                     state.push(power(i, q));
                     bytes = rest;
+                    // Scan now too: a stream fed one byte at a time never
+                    // reaches the loop below, and without scanning
+                    // `make_room` cannot free the history.
+                    self.scan(state, filter, &mut sink);
                 }
                 None => {
                     state.odd = Some(i);
@@ -1389,6 +1393,7 @@ impl DemodState {
 
     #[inline]
     fn push(&mut self, m: u32) {
+        debug_assert!(self.len < HISTORY, "no room in the history");
         self.acc = self.acc.wrapping_add(m);
         if let Some(c) = self.c.get_mut(self.len) {
             *c = self.acc;
@@ -2386,6 +2391,24 @@ mod test {
         let (got, _) = run_blocks(&Demodulator::new(2_400_000).unwrap(), &bytes, 333);
         assert_eq!(got.len(), n, "{got:?}");
         assert_plausible(&got);
+    }
+
+    /// Regression (fuzz `demod`): a stream fed one byte per call filled
+    /// the history without ever scanning (the odd-byte path pushed the
+    /// sample but did not scan), so samples past 2048 were dropped and
+    /// `finish` hit "no room in the history".
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_one_byte_blocks() {
+        let df11 = std::vec![0x5D, 0x48, 0x4F, 0xDE, 0xA2, 0x48, 0xE3];
+        let bytes = synth(2_000_000, 3000, &[(df11.clone(), 2600.3, amp_db(25.0))], 5);
+        let d = Demodulator::new(2_000_000).unwrap();
+        let (whole, stats) = run_blocks(&d, &bytes, bytes.len());
+        assert_eq!(whole.len(), 1);
+        assert_eq!(whole[0].bytes(), &df11[..]);
+        let (one, one_stats) = run_blocks(&d, &bytes, 1);
+        assert_eq!(one, whole);
+        assert_eq!(one_stats.samples, stats.samples);
     }
 
     proptest::proptest! {

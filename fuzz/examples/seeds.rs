@@ -1,0 +1,451 @@
+//! Writes the committed seed corpus, `fuzz/corpus/<target>/seed-*`, from
+//! the project's own encoders: the modulator renders the demodulator's
+//! I/Q bursts, the Beast/AVR encoders the stream decoders' input. Nothing
+//! comes from recorded data.
+//!
+//! ```text
+//! cargo run --manifest-path fuzz/Cargo.toml --example seeds [OUT_DIR]   # default fuzz/corpus
+//! cargo run --manifest-path fuzz/Cargo.toml --example seeds -- --check  # verify the committed files
+//! ```
+//!
+//! Every demodulator seed is decoded once here and must give the frames it
+//! was made from, so the corpus starts on the paths that matter.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use airwaves_core::C32;
+use airwaves_core::modes::crc;
+use airwaves_core::modes::demod::{AddressFilter, DemodFrame, DemodState, Demodulator};
+use airwaves_core::modes::encode::{
+    AVR_MAX_LEN, BEAST_MAX_LEN, Timestamp, encode_avr, encode_beast,
+};
+use airwaves_core::modes::modulate::{Burst, Modulator, Quantiser};
+
+/// DF17 airborne position, odd (ICAO 40621D; "The 1090 MHz Riddle").
+const DF17_ODD: [u8; 14] = hex14("8D40621D58C386435CC412692AD6");
+/// DF17 airborne position, even, same aircraft.
+const DF17_EVEN: [u8; 14] = hex14("8D40621D58C382D690C8AC2863A7");
+/// DF17 identification (ICAO 4840D6, KLM1023).
+const DF17_IDENT: [u8; 14] = hex14("8D4840D6202CC371C32CE0576098");
+/// DF17 airborne velocity (ICAO 485020).
+const DF17_VELOCITY: [u8; 14] = hex14("8D485020994409940838175B284F");
+/// DF11 all-call reply, ICAO 484FDE, remainder 0.
+const DF11: [u8; 7] = [0x5D, 0x48, 0x4F, 0xDE, 0xA2, 0x48, 0xE3];
+/// DF20 Comm-B reply with a BDS 2,0 identification (AP address in the
+/// parity).
+const DF20: [u8; 14] = hex14("A000083E202CC371C31DE0AA1CCF");
+/// DF5 identity reply (AP address 510AF9).
+const DF5: [u8; 7] = [0x2A, 0x00, 0x51, 0x6D, 0x49, 0x2B, 0x80];
+
+/// Comm-B MB fields from the register decoders' documented examples.
+const MB: [[u8; 7]; 8] = [
+    [0x20, 0x2C, 0xC3, 0x71, 0xC3, 0x1D, 0xE0],
+    [0x10, 0x01, 0x00, 0x80, 0xF5, 0x00, 0x00],
+    [0x30, 0x80, 0x00, 0x05, 0x21, 0x03, 0x58],
+    [0x85, 0xE4, 0x2F, 0x31, 0x30, 0x00, 0x00],
+    [0x18, 0x5B, 0xD5, 0xCF, 0x40, 0x00, 0x00],
+    [0x00, 0x01, 0xFB, 0x80, 0x00, 0x00, 0x00],
+    [0x81, 0x95, 0x15, 0x36, 0xE0, 0x24, 0xD4],
+    [0x8F, 0x39, 0xF9, 0x1A, 0x7E, 0x27, 0xC4],
+];
+
+const fn hex14(s: &str) -> [u8; 14] {
+    let b = s.as_bytes();
+    let mut out = [0u8; 14];
+    let mut i = 0;
+    while i < 14 {
+        out[i] = (nibble(b[2 * i]) << 4) | nibble(b[2 * i + 1]);
+        i += 1;
+    }
+    out
+}
+
+const fn nibble(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        b'A'..=b'F' => c - b'A' + 10,
+        _ => panic!("not an upper-case hex digit"),
+    }
+}
+
+/// A DF4 surveillance altitude reply from `address` (AP parity).
+fn df4(address: u32) -> [u8; 7] {
+    let mut f = [0x20, 0x00, 0x06, 0x18, 0, 0, 0];
+    let p = crc::crc24(&f[..4]) ^ address;
+    f[4..].copy_from_slice(&p.to_be_bytes()[1..]);
+    f
+}
+
+/// `frame` with bit `bit` (0 = MSB of byte 0) flipped.
+fn flip(frame: &[u8], bits: &[usize]) -> Vec<u8> {
+    let mut f = frame.to_vec();
+    for &b in bits {
+        f[b / 8] ^= 0x80 >> (b % 8);
+    }
+    f
+}
+
+/// One reply to render: the frame, its start in µs, amplitude, carrier.
+struct Reply<'a> {
+    frame: &'a [u8],
+    start_us: f64,
+    amplitude: f32,
+    carrier_hz: f32,
+}
+
+/// Demodulator seed: header, then `len_us` of noise with the replies.
+struct DemodSeed<'a> {
+    name: &'a str,
+    rate_index: u8,
+    flags: u8,
+    cuts: [u16; 3],
+    preseed: u32,
+    len_us: f64,
+    replies: &'a [Reply<'a>],
+    /// Frames the demodulator must find in it, and their repaired bits.
+    expect: (usize, u8),
+}
+
+/// Flag bits 4–5 = 2: soft repair of up to 2 bits (the default).
+const SOFT2: u8 = 2 << 4;
+
+const RATES: [u32; 6] = [
+    2_400_000, 2_000_000, 3_000_000, 4_000_000, 6_000_000, 12_000_000,
+];
+
+impl DemodSeed<'_> {
+    fn bytes(&self) -> Vec<u8> {
+        let rate = RATES[usize::from(self.rate_index)];
+        let m = Modulator::new(f64::from(rate)).expect("valid rate");
+        let n = (self.len_us * m.samples_per_us()) as usize;
+        // Receiver noise, about 2.5 LSB, from a fixed xorshift sequence.
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut noise = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.04
+        };
+        let mut iq: Vec<C32> = (0..n).map(|_| C32::new(noise(), noise())).collect();
+        for r in self.replies {
+            let burst = Burst::new(r.start_us * m.samples_per_us(), r.amplitude)
+                .with_carrier(r.carrier_hz, 0.3);
+            m.add_mode_s(r.frame, &burst, &mut iq)
+                .expect("7 or 14 bytes");
+        }
+        let mut out = vec![self.rate_index, self.flags];
+        for c in self.cuts {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        out.extend_from_slice(&self.preseed.to_be_bytes()[1..]);
+        let start = out.len();
+        out.resize(start + 2 * n, 0);
+        Quantiser::RTL_SDR.block(&iq, &mut out[start..]);
+        out
+    }
+
+    /// Decode the seed as the fuzz target does (one shot): the number of
+    /// frames and of repaired bits.
+    fn decoded(&self, bytes: &[u8]) -> (usize, u8) {
+        // The configuration the fuzz target derives from the flags.
+        let f = self.flags;
+        let d = Demodulator::new(RATES[usize::from(self.rate_index)])
+            .expect("supported rate")
+            .with_mlse(f & 2 == 0)
+            .with_two_bit_repair(f & 4 != 0)
+            .with_soft_repair(8, (f >> 4) & 3)
+            .with_ap_repair(if f & 64 != 0 { 0 } else { 4 });
+        let mut st = DemodState::new();
+        let mut filter = AddressFilter::<16>::new(AddressFilter::<16>::DEFAULT_TTL);
+        if self.flags & 1 != 0 {
+            filter.insert(self.preseed, 0);
+        }
+        let (mut n, mut repaired) = (0, 0);
+        let mut count = |f: &DemodFrame| {
+            n += 1;
+            repaired += f.repaired_bits;
+        };
+        d.process(&mut st, &mut filter, &bytes[11..], &mut count);
+        d.finish(&mut st, &mut filter, &mut count);
+        (n, repaired)
+    }
+}
+
+fn remainder(f: &[u8]) -> u32 {
+    crc::remainder(f)
+}
+
+/// A reply on the tuned frequency.
+fn r(frame: &[u8], start_us: f64, amplitude: f32) -> Reply<'_> {
+    Reply {
+        frame,
+        start_us,
+        amplitude,
+        carrier_hz: 0.0,
+    }
+}
+
+fn demod_seeds() -> Vec<(String, Vec<u8>)> {
+    let one_bit = flip(&DF17_EVEN, &[40]);
+    let two_bits = flip(&DF17_ODD, &[33, 90]);
+    let df4 = df4(0x40621D);
+    let seeds = [
+        DemodSeed {
+            name: "df17-2400k",
+            rate_index: 0,
+            flags: SOFT2,
+            cuts: [0; 3],
+            preseed: 0,
+            len_us: 300.0,
+            replies: &[r(&DF17_ODD, 30.2, 0.5)],
+            expect: (1, 0),
+        },
+        DemodSeed {
+            name: "df11-df17-2000k-cut",
+            rate_index: 1,
+            flags: SOFT2,
+            cuts: [300, 301, 700],
+            preseed: 0,
+            len_us: 320.0,
+            replies: &[r(&DF17_IDENT, 20.1, 0.7), r(&DF11, 180.2, 0.4)],
+            expect: (2, 0),
+        },
+        DemodSeed {
+            name: "df17-then-ap-df4-2400k",
+            rate_index: 0,
+            flags: SOFT2,
+            cuts: [1000, 0, 0],
+            preseed: 0,
+            len_us: 300.0,
+            replies: &[r(&DF17_EVEN, 10.0, 0.5), r(&df4, 160.1, 0.3)],
+            expect: (2, 0),
+        },
+        DemodSeed {
+            name: "preseeded-ap-df20-df5-2400k",
+            rate_index: 0,
+            flags: 1 | 8 | SOFT2,
+            cuts: [96, 0, 0],
+            preseed: remainder(&DF20),
+            len_us: 340.0,
+            replies: &[r(&DF20, 15.0, 0.6), r(&DF5, 180.0, 0.6)],
+            expect: (1, 0),
+        },
+        DemodSeed {
+            name: "repair-1bit-2000k-carrier",
+            rate_index: 1,
+            flags: 8 | SOFT2,
+            cuts: [6, 0, 0],
+            preseed: 0,
+            len_us: 200.0,
+            replies: &[Reply {
+                frame: &one_bit,
+                start_us: 25.7,
+                amplitude: 0.25,
+                carrier_hz: 120e3,
+            }],
+            expect: (1, 1),
+        },
+        DemodSeed {
+            name: "repair-2bit-2400k",
+            rate_index: 0,
+            flags: 4 | SOFT2,
+            cuts: [333, 444, 555],
+            preseed: 0,
+            len_us: 200.0,
+            replies: &[r(&two_bits, 12.0, 0.8)],
+            expect: (1, 2),
+        },
+        DemodSeed {
+            name: "overlap-velocity-2400k",
+            rate_index: 0,
+            flags: SOFT2,
+            cuts: [0; 3],
+            preseed: 0,
+            len_us: 300.0,
+            replies: &[r(&DF17_VELOCITY, 10.0, 0.9), r(&DF11, 60.4, 0.1)],
+            expect: (1, 0),
+        },
+        DemodSeed {
+            name: "past-history-2400k",
+            rate_index: 0,
+            flags: SOFT2,
+            cuts: [4000, 4100, 0],
+            preseed: 0,
+            len_us: 1000.0,
+            replies: &[r(&DF17_ODD, 100.0, 0.5), r(&DF17_EVEN, 800.3, 0.5)],
+            expect: (2, 0),
+        },
+        DemodSeed {
+            name: "df17-6000k",
+            rate_index: 4,
+            flags: SOFT2,
+            cuts: [1001, 0, 0],
+            preseed: 0,
+            len_us: 160.0,
+            replies: &[r(&DF17_ODD, 8.0, 0.5)],
+            expect: (1, 0),
+        },
+        DemodSeed {
+            name: "noise-2000k",
+            rate_index: 1,
+            flags: 2 | SOFT2,
+            cuts: [0; 3],
+            preseed: 0,
+            len_us: 400.0,
+            replies: &[],
+            expect: (0, 0),
+        },
+    ];
+    let mut out = Vec::new();
+    for s in &seeds {
+        let b = s.bytes();
+        let got = s.decoded(&b);
+        assert!(
+            got == s.expect,
+            "demod seed {}: decoded (frames, repaired bits) {got:?}, made for {:?}",
+            s.name,
+            s.expect
+        );
+        out.push((s.name.to_string(), b));
+    }
+    out
+}
+
+fn frames() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("df17-odd", DF17_ODD.to_vec()),
+        ("df17-ident", DF17_IDENT.to_vec()),
+        ("df17-velocity", DF17_VELOCITY.to_vec()),
+        ("df11", DF11.to_vec()),
+        ("df20", DF20.to_vec()),
+        ("df5", DF5.to_vec()),
+        ("df4", df4(0x40621D).to_vec()),
+    ]
+}
+
+fn stream_seed() -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut t = 0x1A1A_0000_001Au64; // escapes in the timestamp
+    for (_, f) in frames() {
+        let mut b = [0u8; BEAST_MAX_LEN];
+        let n = encode_beast(&mut b, &f, Timestamp::from_ticks(t), 0x1A).expect("valid frame");
+        out.extend_from_slice(&b[..n]);
+        let mut a = [0u8; AVR_MAX_LEN];
+        let n = encode_avr(&mut a, &f, Some(Timestamp::from_ticks(t))).expect("valid frame");
+        out.extend_from_slice(&a[..n]);
+        let n = encode_avr(&mut a, &f, None).expect("valid frame");
+        out.extend_from_slice(&a[..n]);
+        t += 12_000;
+    }
+    out
+}
+
+fn cpr_seed(kind_byte: u8, reference: (f64, f64)) -> Vec<u8> {
+    // The Riddle pair: even (93000, 51372), odd (74158, 50194), 1 s apart.
+    let lat = ((reference.0 + 90.0) / 180.0 * f64::from(u32::MAX)) as u32;
+    let lon = ((reference.1 + 180.0) / 360.0 * f64::from(u32::MAX)) as u32;
+    let mut out = Vec::new();
+    for v in [93_000u32, 51_372, 74_158, 50_194, 1_000, 0, lat, lon] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.push(kind_byte);
+    out
+}
+
+fn tracker_seed(setup: u8, records: &[(u8, u8, &[u8])]) -> Vec<u8> {
+    let mut out = vec![setup];
+    for (dt, flags, f) in records {
+        out.push(*dt);
+        out.push(flags | u8::from(f.len() == 14));
+        out.extend_from_slice(f);
+    }
+    out
+}
+
+fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
+    let mut v = Vec::new();
+    let mut add = |target: &str, name: &str, bytes: Vec<u8>| {
+        v.push((target.to_string(), format!("seed-{name}"), bytes));
+    };
+    for (name, b) in demod_seeds() {
+        add("demod", &name, b);
+    }
+    for (name, f) in frames() {
+        add("frame_roundtrip", name, f.clone());
+        if f.len() == 14 && f[0] >> 3 == 17 {
+            add("adsb_me", name, f[4..11].to_vec());
+        }
+    }
+    for (i, mb) in MB.iter().enumerate() {
+        add("commb_infer", &format!("mb{i}"), mb.to_vec());
+    }
+    add("stream_decoders", "beast-avr", stream_seed());
+    add("cpr", "airborne-pair", cpr_seed(0, (52.25, 3.92)));
+    add("cpr", "surface-pair", cpr_seed(3, (52.32, 3.86)));
+    let df4 = df4(0x40621D);
+    add(
+        "tracker",
+        "riddle-pair-then-ap",
+        tracker_seed(
+            1,
+            &[
+                (0, 0, &DF17_ODD),
+                (45, 0, &DF17_EVEN),
+                (10, 0, &DF11),
+                (10, 16 | 32, &df4),
+                (3, 8, &DF17_IDENT),
+            ],
+        ),
+    );
+    add(
+        "tracker",
+        "eviction-expiry",
+        tracker_seed(
+            2 | 4,
+            &[
+                (0, 0, &DF11),
+                (1, 0, &DF17_IDENT),
+                (1, 0, &DF17_VELOCITY),
+                (1, 2, &DF17_ODD),
+                (1, 16, &DF20),
+                (1, 0, &DF5),
+                (255, 8, &DF17_EVEN),
+            ],
+        ),
+    );
+    v
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let check = args.iter().any(|a| a == "--check");
+    let dir = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"));
+    let mut stale = 0;
+    for (target, name, bytes) in all_seeds() {
+        let path = dir.join(&target).join(&name);
+        if check {
+            if std::fs::read(&path).ok().as_deref() != Some(&bytes[..]) {
+                eprintln!("stale or missing: {}", path.display());
+                stale += 1;
+            }
+            continue;
+        }
+        if let Err(e) =
+            std::fs::create_dir_all(dir.join(&target)).and_then(|()| std::fs::write(&path, &bytes))
+        {
+            eprintln!("{}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("{:>6} B  {}", bytes.len(), path.display());
+    }
+    if stale > 0 {
+        eprintln!("{stale} seed files differ: run the seeds example to regenerate");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
