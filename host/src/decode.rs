@@ -1,16 +1,71 @@
 //! `airwaves decode`: demodulate a `.cu8` recording (or stdin) and print
-//! one line per Mode S frame.
+//! one line per Mode S frame (and, with `--modeac`, per Mode A/C reply).
 //!
 //! Formats: `avr-ts` (`@` + 12 hex digits of the 12 MHz timestamp + frame
 //! hex + `;`, dump1090's "mlat" text format), `avr` (`*HEX;`), `json` (one
-//! object per frame with its decoded fields). Input of any length is read
-//! in fixed chunks into the core demodulator; nothing allocates per frame.
+//! object per frame with every decoded field). Mode A/C replies are written
+//! as dump1090 does: 2 bytes, the squawk nibbles with `0x0080` for SPI
+//! (`*7500;`). Input of any length is read in fixed chunks into the core
+//! demodulator and Mode A/C detector; nothing allocates per sample. Lines
+//! come out as each detector finishes a reply, so Mode A/C and Mode S lines
+//! may be out of time order by up to ~150 µs.
+//!
+//! # JSON
+//!
+//! One object per line, keys in snake_case with the unit in the name
+//! (`_ft`, `_kt`, `_deg`, `_fpm`, `_hpa`, `_c`, `_dbfs`, `_12mhz`), every
+//! number finite (a non-finite value is written as `null`), strings
+//! escaped. Always present: `type` (`"mode_s"` or `"mode_ac"`),
+//! `timestamp_12mhz`, `signal_dbfs`. Mode S: `hex`, `df`, `icao` (the AA
+//! field or the address recovered from the parity), `repaired_bits`, then
+//! the fields of its downlink format:
+//!
+//! | DF | fields |
+//! |---|---|
+//! | 0, 16 | `vs_on_ground`, `cc` (DF0), `sl`, `ri`, `altitude_ft` |
+//! | 4, 5, 20, 21 | `fs`, `alert`, `spi`, `on_ground`, `dr`, `um`, `altitude_ft` (4, 20) or `squawk` (5, 21); 20/21 also `commb` |
+//! | 11 | `ca`, `ii` or `si` |
+//! | 17, 18 | `ca` (17) or `cf` + `cf_name` (18), `tc`, `me_type` and the ADS-B fields below |
+//! | 19 | `af` |
+//! | 24 | `ke`, `nd` |
+//!
+//! `commb` is an object: `bds` (the inferred register, `"4,0"`, or `null`),
+//! `bds_candidates` (every register that fits), `ambiguous`, and the
+//! decoded fields of the inferred register.
+//!
+//! ADS-B (`me_type`): `identification` (`callsign`, `category`,
+//! `category_description`), `surface_position` (`movement`,
+//! `ground_speed_kt`, `track_deg`, CPR fields), `airborne_position`
+//! (`surveillance_status`, `nic_b`, `altitude_baro_ft` or
+//! `altitude_gnss_ft`, CPR fields), `airborne_velocity` (`subtype`,
+//! ground: `velocity_ew_kt`, `velocity_ns_kt`, `ground_speed_kt`,
+//! `track_deg`; air: `heading_deg`, `ias_kt` or `tas_kt`; both:
+//! `vertical_rate_fpm`, `vertical_rate_source`, `gnss_baro_diff_ft`,
+//! `nac_v`, ...), `emergency` (`emergency`, `squawk`), `acas_ra`,
+//! `target_state` (selected altitude, baro setting, heading, modes),
+//! `operational_status` (`version`, `nic_a`, `nac_p`, `gva`, `sil`, ...),
+//! `unknown`. CPR fields are `cpr_odd`, `cpr_lat`, `cpr_lon`, `nuc_p`,
+//! `utc_sync`, and `lat_deg`/`lon_deg`/`position_source` when the tracker
+//! decoded a position from this frame (global from an even/odd pair, or
+//! local from the aircraft's last position or, with `--lat/--lon`, the
+//! receiver).
+//!
+//! Mode A/C: `code` (13 bits in pulse order, C1 … D4), `squawk`,
+//! `altitude_ft` (when the code is a valid Gillham altitude, else `null`),
+//! `spi`, `garbled`.
 
 use airwaves_core::modes::{
-    adsb::AdsbRepr,
-    demod::{AddressFilter, DemodFrame, DemodState, Demodulator},
+    adsb::{
+        AdsbRepr, AircraftStatus, AirspeedType, AltitudeSource, CprPosition, EmergencyState,
+        TargetState, Velocity, VerticalRateSource,
+    },
+    commb::{self, Bds, Mb, ThreatIdentity},
+    cpr::Position,
+    demod::{AddressFilter, DemodFrame, DemodState, Demodulator, TICK_HZ},
     encode::{AVR_MAX_LEN, Timestamp, encode_avr},
-    frame::Frame,
+    frame::{Capability, ControlField, Frame, InterrogatorCode},
+    modeac::{ModeAcDetector, ModeAcReply, ModeAcState},
+    tracker::{PositionSource, PositionUpdate, ReceivedFrame, Tracker, TrackerConfig},
 };
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
@@ -22,8 +77,34 @@ pub enum Format {
     AvrTs,
     /// `*HEX;`.
     Avr,
-    /// One JSON object per line with the decoded fields.
+    /// One JSON object per line with every decoded field.
     Json,
+}
+
+/// What `decode` does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecodeOptions {
+    /// Sample rate of the input, samples/s.
+    pub rate: u32,
+    /// Output format.
+    pub format: Format,
+    /// Also detect Mode A/C replies (off by default, as in dump1090-fa).
+    pub modeac: bool,
+    /// The receiver's location (degrees), for local CPR decoding of single
+    /// position messages and surface positions in JSON output.
+    pub receiver: Option<Position>,
+}
+
+impl DecodeOptions {
+    /// Mode S only, no receiver location.
+    pub fn new(rate: u32, format: Format) -> Self {
+        Self {
+            rate,
+            format,
+            modeac: false,
+            receiver: None,
+        }
+    }
 }
 
 /// Counters of one decode run.
@@ -31,32 +112,57 @@ pub enum Format {
 pub struct DecodeStats {
     /// I/Q samples read.
     pub samples: u64,
-    /// Frames written.
+    /// Mode S frames written.
     pub frames: u64,
+    /// Mode A/C replies written.
+    pub mode_ac: u64,
 }
 
-/// Demodulate `input` (cu8 at `rate` samples/s) and write one line per
-/// frame to `out`.
+/// Demodulate `input` as `opts` says and write one line per frame (and
+/// Mode A/C reply) to `out`.
 ///
 /// # Errors
-/// An unsupported rate (`InvalidInput`), or any read/write error.
-pub fn decode(
-    rate: u32,
-    format: Format,
+/// An unsupported rate (`InvalidInput`; Mode A/C needs 2.0 or 2.4 MS/s),
+/// an invalid receiver location, or any read/write error.
+pub fn decode_with(
+    opts: &DecodeOptions,
     input: &mut impl Read,
     out: &mut impl Write,
 ) -> io::Result<DecodeStats> {
-    let demod = Demodulator::new(rate)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+    let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let demod = Demodulator::new(opts.rate).map_err(|e| invalid(e.to_string()))?;
+    let modeac = if opts.modeac {
+        Some(ModeAcDetector::new(opts.rate).map_err(|e| invalid(e.to_string()))?)
+    } else {
+        None
+    };
+    if let Some(r) = opts.receiver
+        && !(r.is_valid() && (-180.0..=180.0).contains(&r.lon))
+    {
+        return Err(invalid(format!(
+            "receiver location {}, {} is not a valid latitude/longitude",
+            r.lat, r.lon
+        )));
+    }
     let mut state = DemodState::new();
+    let mut ac_state = ModeAcState::new();
     let mut filter = AddressFilter::<1024>::new(AddressFilter::<1024>::DEFAULT_TTL);
     let mut buf = vec![0u8; 256 * 1024];
+    let tracker = (opts.format == Format::Json).then(|| {
+        let config = TrackerConfig {
+            receiver: opts.receiver,
+            receiver_local_range_nm: if opts.receiver.is_some() { 180.0 } else { 0.0 },
+            ..TrackerConfig::DEFAULT
+        };
+        Box::new(Tracker::<1024>::new(config))
+    });
     let mut sink = LineSink {
-        format,
+        format: opts.format,
         out,
-        line: String::with_capacity(512),
+        line: String::with_capacity(1024),
         stats: DecodeStats::default(),
         err: None,
+        tracker,
     };
     loop {
         let n = match input.read(&mut buf) {
@@ -67,11 +173,17 @@ pub fn decode(
         };
         sink.stats.samples += (n / 2) as u64;
         demod.process(&mut state, &mut filter, &buf[..n], |f| sink.frame(f));
+        if let Some(d) = &modeac {
+            d.process(&mut ac_state, &buf[..n], |r| sink.mode_ac(r));
+        }
         if let Some(e) = sink.err.take() {
             return Err(e);
         }
     }
     demod.finish(&mut state, &mut filter, |f| sink.frame(f));
+    if let Some(d) = &modeac {
+        d.finish(&mut ac_state, |r| sink.mode_ac(r));
+    }
     if let Some(e) = sink.err.take() {
         return Err(e);
     }
@@ -87,6 +199,8 @@ struct LineSink<'a, W: Write> {
     line: String,
     stats: DecodeStats,
     err: Option<io::Error>,
+    /// The aircraft table (JSON only): positions and Comm-B context.
+    tracker: Option<Box<Tracker<1024>>>,
 }
 
 impl<W: Write> LineSink<'_, W> {
@@ -95,88 +209,698 @@ impl<W: Write> LineSink<'_, W> {
             return;
         }
         self.line.clear();
-        format_frame(self.format, f, &mut self.line);
+        match self.format {
+            Format::Json => {
+                let tracker = self.tracker.as_deref_mut();
+                json_frame(f, tracker, &mut self.line);
+            }
+            format => avr_line(format, f.bytes(), f.timestamp, &mut self.line),
+        }
         match self.out.write_all(self.line.as_bytes()) {
             Ok(()) => self.stats.frames += 1,
             Err(e) => self.err = Some(e),
         }
     }
-}
 
-/// One output line (with its newline) for `f`.
-fn format_frame(format: Format, f: &DemodFrame, line: &mut String) {
-    match format {
-        Format::AvrTs | Format::Avr => {
-            let ts = (format == Format::AvrTs).then(|| Timestamp::from_ticks(f.timestamp));
-            let mut avr = [0u8; AVR_MAX_LEN];
-            if let Ok(n) = encode_avr(&mut avr, f.bytes(), ts) {
-                line.push_str(std::str::from_utf8(&avr[..n]).unwrap_or(""));
-            }
+    fn mode_ac(&mut self, r: &ModeAcReply) {
+        if self.err.is_some() {
+            return;
         }
-        Format::Json => json_frame(f, line),
-    }
-}
-
-/// `f` as one JSON object: timing, level, repair, and the decoded fields
-/// that apply to its downlink format.
-fn json_frame(f: &DemodFrame, s: &mut String) {
-    let hex: String = f.bytes().iter().map(|b| format!("{b:02X}")).collect();
-    let _ = write!(
-        s,
-        "{{\"timestamp\":{},\"hex\":\"{hex}\",\"df\":{},\"icao\":\"{:06X}\",\"signal_dbfs\":{:.1},\"repaired_bits\":{}",
-        f.timestamp,
-        f.df(),
-        f.address,
-        f.signal_dbfs,
-        f.repaired_bits
-    );
-    let frame = Frame::new_unchecked(f.bytes());
-    if let Some(alt) = frame.altitude_ft() {
-        let _ = write!(s, ",\"altitude_ft\":{alt}");
-    }
-    if let Some(sq) = frame.squawk() {
-        let _ = write!(s, ",\"squawk\":\"{sq:04X}\"");
-    }
-    if matches!(f.df(), 17 | 18) {
-        let me = &f.bytes()[4..11];
-        let tc = me[0] >> 3;
-        let _ = write!(s, ",\"tc\":{tc}");
-        match AdsbRepr::parse(me) {
-            Ok(AdsbRepr::Identification(id)) => {
-                let _ = write!(
-                    s,
-                    ",\"callsign\":\"{}\",\"category\":\"{}\"",
-                    id.callsign_str(),
-                    id.category
-                );
-            }
-            Ok(AdsbRepr::AirbornePosition(p)) => {
-                if let Some(a) = p.altitude_ft() {
-                    let _ = write!(s, ",\"altitude_ft\":{a}");
-                }
-                let _ = write!(
-                    s,
-                    ",\"cpr_odd\":{},\"cpr_lat\":{},\"cpr_lon\":{}",
-                    p.cpr.format == airwaves_core::modes::adsb::CprFormat::Odd,
-                    p.cpr.lat,
-                    p.cpr.lon
-                );
-            }
-            Ok(AdsbRepr::AirborneVelocity(v)) => {
-                if let Some(gs) = v.ground_speed_kt() {
-                    let _ = write!(s, ",\"ground_speed_kt\":{gs:.1}");
-                }
-                if let Some(t) = v.track_deg() {
-                    let _ = write!(s, ",\"track_deg\":{t:.1}");
-                }
-                if let Some(vr) = v.vertical_rate.fpm() {
-                    let _ = write!(s, ",\"vertical_rate_fpm\":{vr}");
-                }
-            }
-            _ => {}
+        self.line.clear();
+        match self.format {
+            Format::Json => json_mode_ac(r, &mut self.line),
+            format => avr_line(format, &r.to_bytes(), r.timestamp, &mut self.line),
+        }
+        match self.out.write_all(self.line.as_bytes()) {
+            Ok(()) => self.stats.mode_ac += 1,
+            Err(e) => self.err = Some(e),
         }
     }
-    s.push_str("}\n");
+}
+
+/// One AVR line (with its newline) for `bytes` (2, 7 or 14).
+fn avr_line(format: Format, bytes: &[u8], timestamp: u64, line: &mut String) {
+    let ts = (format == Format::AvrTs).then(|| Timestamp::from_ticks(timestamp));
+    let mut avr = [0u8; AVR_MAX_LEN];
+    if let Ok(n) = encode_avr(&mut avr, bytes, ts) {
+        line.push_str(std::str::from_utf8(&avr[..n]).unwrap_or(""));
+    }
+}
+
+/// A JSON object under construction: `{` is written by [`Obj::new`],
+/// members by the typed methods, `}` by [`Obj::end`].
+struct Obj<'a> {
+    s: &'a mut String,
+    first: bool,
+}
+
+impl<'a> Obj<'a> {
+    fn new(s: &'a mut String) -> Self {
+        s.push('{');
+        Obj { s, first: true }
+    }
+
+    fn key(&mut self, k: &str) {
+        if !self.first {
+            self.s.push(',');
+        }
+        self.first = false;
+        // Keys are this module's snake_case literals: nothing to escape.
+        debug_assert!(k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        self.s.push('"');
+        self.s.push_str(k);
+        self.s.push_str("\":");
+    }
+
+    fn int(&mut self, k: &str, v: impl Into<i64>) {
+        self.key(k);
+        let _ = write!(self.s, "{}", v.into());
+    }
+
+    fn uint(&mut self, k: &str, v: u64) {
+        self.key(k);
+        let _ = write!(self.s, "{v}");
+    }
+
+    /// A number with `decimals` digits; `null` if not finite.
+    fn num(&mut self, k: &str, v: f64, decimals: usize) {
+        self.key(k);
+        if v.is_finite() {
+            let _ = write!(self.s, "{v:.decimals$}");
+        } else {
+            self.s.push_str("null");
+        }
+    }
+
+    fn opt_num(&mut self, k: &str, v: Option<f64>, decimals: usize) {
+        match v {
+            Some(v) => self.num(k, v, decimals),
+            None => self.null(k),
+        }
+    }
+
+    fn opt_int(&mut self, k: &str, v: Option<i64>) {
+        match v {
+            Some(v) => self.int(k, v),
+            None => self.null(k),
+        }
+    }
+
+    fn boolean(&mut self, k: &str, v: bool) {
+        self.key(k);
+        self.s.push_str(if v { "true" } else { "false" });
+    }
+
+    fn str(&mut self, k: &str, v: &str) {
+        self.key(k);
+        push_json_str(self.s, v);
+    }
+
+    fn null(&mut self, k: &str) {
+        self.key(k);
+        self.s.push_str("null");
+    }
+
+    /// `bytes` as one upper-case hex string.
+    fn hex(&mut self, k: &str, bytes: &[u8]) {
+        const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+        self.key(k);
+        self.s.push('"');
+        for &b in bytes {
+            self.s.push(char::from(DIGITS[usize::from(b >> 4)]));
+            self.s.push(char::from(DIGITS[usize::from(b & 0xF)]));
+        }
+        self.s.push('"');
+    }
+
+    /// The low `digits` nibbles of `v` as an upper-case hex string (ICAO
+    /// addresses: 6, squawks: 4 octal digits held in nibbles).
+    fn hex_digits(&mut self, k: &str, v: u32, digits: usize) {
+        self.key(k);
+        let _ = write!(self.s, "\"{v:0digits$X}\"");
+    }
+
+    /// Anything `Display` as a JSON string, escaped, without allocating.
+    fn display(&mut self, k: &str, v: impl core::fmt::Display) {
+        struct Escaped<'s>(&'s mut String);
+        impl core::fmt::Write for Escaped<'_> {
+            fn write_str(&mut self, t: &str) -> core::fmt::Result {
+                push_json_chars(self.0, t);
+                Ok(())
+            }
+        }
+        self.key(k);
+        self.s.push('"');
+        let _ = write!(Escaped(self.s), "{v}");
+        self.s.push('"');
+    }
+
+    /// Start a nested object under `k`.
+    fn obj(&mut self, k: &str) -> Obj<'_> {
+        self.key(k);
+        Obj::new(self.s)
+    }
+
+    fn end(self) {
+        self.s.push('}');
+    }
+}
+
+/// `v` as a JSON string literal (quotes, backslashes and control
+/// characters escaped).
+fn push_json_str(s: &mut String, v: &str) {
+    s.push('"');
+    push_json_chars(s, v);
+    s.push('"');
+}
+
+/// The characters of `v` escaped for the inside of a JSON string.
+fn push_json_chars(s: &mut String, v: &str) {
+    for c in v.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7F => {
+                let _ = write!(s, "\\u{:04x}", c as u32);
+            }
+            c => s.push(c),
+        }
+    }
+}
+
+/// A Mode A/C reply as one JSON object.
+fn json_mode_ac(r: &ModeAcReply, s: &mut String) {
+    let mut o = Obj::new(s);
+    o.str("type", "mode_ac");
+    o.uint("timestamp_12mhz", r.timestamp);
+    o.num("signal_dbfs", f64::from(r.signal_dbfs), 1);
+    o.uint("code", u64::from(r.code));
+    o.hex_digits("squawk", u32::from(r.squawk()), 4);
+    o.opt_int("altitude_ft", r.altitude_ft().map(i64::from));
+    o.boolean("spi", r.spi);
+    o.boolean("garbled", r.garbled);
+    o.end();
+    s.push('\n');
+}
+
+/// `f` as one JSON object with every decoded field of its downlink format
+/// (see the [module docs](self#json)). `tracker` (if any) is updated with
+/// the frame and supplies positions and the Comm-B context.
+fn json_frame(f: &DemodFrame, tracker: Option<&mut Tracker<1024>>, s: &mut String) {
+    let bytes = f.bytes();
+    let frame = Frame::new_unchecked(bytes);
+    let t_ms = f.timestamp / u64::from(TICK_HZ / 1000);
+    let update = tracker.map(|t| {
+        let rf = ReceivedFrame::new(bytes, t_ms)
+            .with_signal(f.signal_dbfs)
+            .with_repaired_bits(f.repaired_bits);
+        let outcome = t.update(&rf, t_ms);
+        (t, outcome)
+    });
+    let mut o = Obj::new(s);
+    o.str("type", "mode_s");
+    o.uint("timestamp_12mhz", f.timestamp);
+    o.num("signal_dbfs", f64::from(f.signal_dbfs), 1);
+    o.hex("hex", bytes);
+    o.uint("df", u64::from(f.df()));
+    o.hex_digits("icao", f.address, 6);
+    o.uint("repaired_bits", u64::from(f.repaired_bits));
+    let df = f.df();
+    match df {
+        0 | 16 => {
+            o.boolean("vs_on_ground", frame.vs());
+            if df == 0 {
+                o.boolean("cc", frame.cc());
+            }
+            o.uint("sl", u64::from(frame.sl()));
+            o.uint("ri", u64::from(frame.ri()));
+            o.opt_int("altitude_ft", frame.altitude_ft().map(i64::from));
+        }
+        4 | 5 | 20 | 21 => {
+            let fs = frame.fs();
+            o.uint("fs", u64::from(u8::from(fs)));
+            o.boolean("alert", fs.alert());
+            o.boolean("spi", fs.spi());
+            match fs.on_ground() {
+                Some(g) => o.boolean("on_ground", g),
+                None => o.null("on_ground"),
+            }
+            o.uint("dr", u64::from(frame.dr()));
+            o.uint("um", u64::from(frame.um()));
+            if df == 4 || df == 20 {
+                o.opt_int("altitude_ft", frame.altitude_ft().map(i64::from));
+            } else {
+                match frame.squawk() {
+                    Some(sq) => o.hex_digits("squawk", u32::from(sq), 4),
+                    None => o.null("squawk"),
+                }
+            }
+            if df >= 20 {
+                let ac = update
+                    .as_ref()
+                    .and_then(|(t, _)| t.get(f.address))
+                    .map(|a| {
+                        (
+                            a.ground_speed_kt(),
+                            a.track_deg(),
+                            a.vertical_rate_baro_fpm(),
+                        )
+                    });
+                let ctx = commb::Context {
+                    ground_speed_kt: ac.and_then(|a| a.0),
+                    track_deg: ac.and_then(|a| a.1),
+                    altitude_ft: if df == 20 {
+                        frame.altitude_ft().map(|a| a as f32)
+                    } else {
+                        None
+                    },
+                    vertical_rate_fpm: ac.and_then(|a| a.2).map(|v| v as f32),
+                    meteorological: false,
+                };
+                let mut c = o.obj("commb");
+                json_commb(frame.mb(), &ctx, &mut c);
+                c.end();
+            }
+        }
+        11 => {
+            o.uint("ca", u64::from(u8::from(frame.ca())));
+            o.str("ca_name", capability_name(frame.ca()));
+            match frame.iid() {
+                Some(InterrogatorCode::Ii(v)) => o.uint("ii", u64::from(v)),
+                Some(InterrogatorCode::Si(v)) => o.uint("si", u64::from(v)),
+                None => o.null("ii"),
+            }
+        }
+        17 | 18 => {
+            if df == 17 {
+                o.uint("ca", u64::from(u8::from(frame.ca())));
+                o.str("ca_name", capability_name(frame.ca()));
+            } else {
+                let cf = frame.cf();
+                o.uint("cf", u64::from(u8::from(cf)));
+                o.str("cf_name", control_field_name(cf));
+            }
+            let tisb_coarse = df == 18 && matches!(frame.cf(), ControlField::TisbCoarse);
+            let tisb_mgmt = df == 18
+                && matches!(
+                    frame.cf(),
+                    ControlField::TisbManagement | ControlField::Reserved
+                );
+            let me = frame.me();
+            o.uint("tc", u64::from(me[0] >> 3));
+            if tisb_mgmt || tisb_coarse {
+                // Coarse TIS-B and management messages do not use the
+                // ADS-B ME layouts.
+                o.str("me_type", "not_decoded");
+            } else {
+                let position = update.as_ref().and_then(|(t, outcome)| match outcome {
+                    Ok(out) => match out.position {
+                        PositionUpdate::Decoded(src) => t
+                            .get(out.key)
+                            .and_then(|a| a.position())
+                            .map(|fix| (fix.position, src)),
+                        _ => None,
+                    },
+                    Err(_) => None,
+                });
+                json_adsb(me, position, &mut o);
+            }
+        }
+        19 => o.uint("af", u64::from(frame.af())),
+        24 => {
+            o.boolean("ke", frame.ke());
+            o.uint("nd", u64::from(frame.nd()));
+        }
+        _ => {}
+    }
+    o.end();
+    s.push('\n');
+}
+
+fn capability_name(ca: Capability) -> &'static str {
+    match ca {
+        Capability::Level1 => "level1",
+        Capability::Reserved(_) => "reserved",
+        Capability::Ground => "ground",
+        Capability::Airborne => "airborne",
+        Capability::GroundOrAirborne => "ground_or_airborne",
+        Capability::DownlinkRequestOrAlert => "dr_or_alert",
+    }
+}
+
+fn control_field_name(cf: ControlField) -> &'static str {
+    match cf {
+        ControlField::AdsbIcao => "adsb_icao",
+        ControlField::AdsbNonIcao => "adsb_non_icao",
+        ControlField::TisbFine => "tisb_fine",
+        ControlField::TisbCoarse => "tisb_coarse",
+        ControlField::TisbManagement => "tisb_management",
+        ControlField::TisbNonIcao => "tisb_non_icao",
+        ControlField::AdsR => "adsr",
+        ControlField::Reserved => "reserved",
+    }
+}
+
+fn emergency_name(e: EmergencyState) -> &'static str {
+    match e {
+        EmergencyState::None => "none",
+        EmergencyState::General => "general",
+        EmergencyState::Medical => "medical",
+        EmergencyState::MinimumFuel => "minimum_fuel",
+        EmergencyState::NoCommunications => "no_communications",
+        EmergencyState::UnlawfulInterference => "unlawful_interference",
+        EmergencyState::DownedAircraft => "downed_aircraft",
+        EmergencyState::Reserved => "reserved",
+    }
+}
+
+/// CPR fields and, if decoded from this frame, the position.
+fn json_cpr(cpr: &CprPosition, position: Option<(Position, PositionSource)>, o: &mut Obj<'_>) {
+    o.boolean("cpr_odd", cpr.format.is_odd());
+    o.uint("cpr_lat", u64::from(cpr.lat));
+    o.uint("cpr_lon", u64::from(cpr.lon));
+    if let Some((p, src)) = position {
+        o.num("lat_deg", p.lat, 6);
+        o.num("lon_deg", p.lon, 6);
+        o.str(
+            "position_source",
+            match src {
+                PositionSource::Global => "global",
+                PositionSource::LocalAircraft => "local_aircraft",
+                PositionSource::LocalReceiver => "local_receiver",
+            },
+        );
+    }
+}
+
+/// The fields of an ADS-B ME field.
+fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Obj<'_>) {
+    let Ok(repr) = AdsbRepr::parse(me) else {
+        o.str("me_type", "invalid");
+        return;
+    };
+    match repr {
+        AdsbRepr::Identification(id) => {
+            o.str("me_type", "identification");
+            o.str("callsign", id.callsign_str().trim_end());
+            o.display("category", id.category);
+            o.str("category_description", id.category.description());
+        }
+        AdsbRepr::SurfacePosition(p) => {
+            o.str("me_type", "surface_position");
+            o.uint("movement", u64::from(p.movement.code()));
+            o.opt_num("ground_speed_kt", p.speed_kt().map(f64::from), 2);
+            o.boolean("stopped", p.movement.is_stopped());
+            o.opt_num("track_deg", p.track_deg().map(f64::from), 2);
+            o.opt_int("nuc_p", p.nuc_p().map(i64::from));
+            o.boolean("utc_sync", p.utc_sync);
+            json_cpr(&p.cpr, position, o);
+        }
+        AdsbRepr::AirbornePosition(p) => {
+            o.str("me_type", "airborne_position");
+            o.uint(
+                "surveillance_status",
+                u64::from(u8::from(p.surveillance_status)),
+            );
+            o.boolean("nic_b", p.nic_b);
+            let key = match p.altitude_source() {
+                AltitudeSource::Baro => "altitude_baro_ft",
+                AltitudeSource::Gnss => "altitude_gnss_ft",
+            };
+            o.opt_int(key, p.altitude_ft().map(i64::from));
+            o.opt_int("nuc_p", p.nuc_p().map(i64::from));
+            o.boolean("utc_sync", p.utc_sync);
+            json_cpr(&p.cpr, position, o);
+        }
+        AdsbRepr::AirborneVelocity(v) => {
+            o.str("me_type", "airborne_velocity");
+            o.uint("subtype", u64::from(v.subtype()));
+            o.boolean("intent_change", v.intent_change);
+            o.boolean("ifr_capability", v.ifr_capability);
+            o.uint("nac_v", u64::from(v.nac_v));
+            match v.velocity {
+                Velocity::Ground(g) => {
+                    o.boolean("supersonic", g.supersonic);
+                    o.opt_int("velocity_ew_kt", g.ew_kt().map(i64::from));
+                    o.opt_int("velocity_ns_kt", g.ns_kt().map(i64::from));
+                    o.opt_num("ground_speed_kt", g.speed_kt().map(f64::from), 2);
+                    o.opt_num("track_deg", g.track_deg().map(f64::from), 2);
+                }
+                Velocity::Air(a) => {
+                    o.boolean("supersonic", a.supersonic);
+                    o.opt_num("heading_deg", a.heading_deg().map(f64::from), 2);
+                    let key = match a.airspeed_type {
+                        AirspeedType::Indicated => "ias_kt",
+                        AirspeedType::True => "tas_kt",
+                    };
+                    o.opt_int(key, a.airspeed_kt().map(i64::from));
+                }
+            }
+            o.opt_int("vertical_rate_fpm", v.vertical_rate.fpm().map(i64::from));
+            o.str(
+                "vertical_rate_source",
+                match v.vertical_rate.source {
+                    VerticalRateSource::Gnss => "gnss",
+                    VerticalRateSource::Baro => "baro",
+                },
+            );
+            o.opt_int("gnss_baro_diff_ft", v.gnss_baro_diff.ft().map(i64::from));
+        }
+        AdsbRepr::AircraftStatus(AircraftStatus::Emergency(e)) => {
+            o.str("me_type", "emergency");
+            o.str("emergency", emergency_name(e.state));
+            o.hex_digits("squawk", u32::from(e.squawk()), 4);
+        }
+        AdsbRepr::AircraftStatus(AircraftStatus::AcasRa(ra)) => {
+            o.str("me_type", "acas_ra");
+            o.uint("ara", u64::from(ra.ara));
+            o.uint("rac", u64::from(ra.rac));
+            o.boolean("rat", ra.rat);
+            o.boolean("mte", ra.mte);
+            o.uint("tti", u64::from(ra.tti));
+            match ra.threat_address() {
+                Some(a) => o.hex_digits("threat_icao", a, 6),
+                None => o.null("threat_icao"),
+            }
+        }
+        AdsbRepr::TargetState(TargetState::V1 { bits }) => {
+            o.str("me_type", "target_state");
+            o.uint("subtype", 0);
+            o.uint("bits", bits);
+        }
+        AdsbRepr::TargetState(TargetState::V2(t)) => {
+            o.str("me_type", "target_state");
+            o.uint("subtype", 1);
+            o.opt_int(
+                "selected_altitude_ft",
+                t.selected_altitude_ft().map(i64::from),
+            );
+            o.str(
+                "selected_altitude_source",
+                if t.fms_altitude { "fms" } else { "mcp_fcu" },
+            );
+            o.opt_num("baro_setting_hpa", t.baro_setting_hpa().map(f64::from), 1);
+            o.opt_num(
+                "selected_heading_deg",
+                t.selected_heading_deg().map(f64::from),
+                2,
+            );
+            o.uint("nac_p", u64::from(t.nac_p));
+            o.boolean("nic_baro", t.nic_baro);
+            o.uint("sil", u64::from(t.sil));
+            o.boolean("sil_supplement", t.sil_supplement);
+            o.boolean("mode_valid", t.mode_valid);
+            o.boolean("autopilot", t.autopilot);
+            o.boolean("vnav", t.vnav);
+            o.boolean("alt_hold", t.alt_hold);
+            o.boolean("approach", t.approach);
+            o.boolean("tcas_operational", t.tcas_operational);
+            o.boolean("lnav", t.lnav);
+        }
+        AdsbRepr::OperationalStatus(s) => {
+            o.str("me_type", "operational_status");
+            o.uint("subtype", u64::from(s.subtype()));
+            o.uint("version", u64::from(s.version));
+            o.boolean("nic_a", s.nic_a);
+            o.uint("nac_p", u64::from(s.nac_p));
+            o.uint("gva", u64::from(s.gva));
+            o.uint("sil", u64::from(s.sil));
+            o.boolean("sil_supplement", s.sil_supplement);
+            o.boolean("nic_baro_or_trk_hdg", s.nic_baro_or_trk_hdg);
+            o.boolean("hrd", s.hrd);
+            o.uint("operational_mode", u64::from(s.operational_mode));
+            match s.acas_operational() {
+                Some(v) => o.boolean("acas_operational", v),
+                None => o.null("acas_operational"),
+            }
+            o.boolean("es_in_1090", s.es_in_1090());
+            o.boolean("uat_in", s.uat_in());
+            o.boolean("tcas_ra_active", s.tcas_ra_active());
+            o.boolean("ident_active", s.ident_active());
+            o.boolean("single_antenna", s.single_antenna());
+            o.uint("sda", u64::from(s.sda()));
+            o.opt_int("nac_v", s.surface_nac_v().map(i64::from));
+            match s.nic_c() {
+                Some(v) => o.boolean("nic_c", v),
+                None => o.null("nic_c"),
+            }
+            o.opt_int("length_width", s.length_width().map(i64::from));
+            o.opt_int("gps_antenna_offset", s.gps_antenna_offset().map(i64::from));
+        }
+        AdsbRepr::Unknown { .. } => o.str("me_type", "unknown"),
+    }
+}
+
+/// A register as the JSON string `"X,Y"` (`"4,0"`).
+fn push_bds(s: &mut String, b: Bds) {
+    let n = u8::from(b);
+    let _ = write!(s, "\"{:X},{:X}\"", n >> 4, n & 0xF);
+}
+
+/// The Comm-B inference for an MB field and the inferred register's
+/// fields.
+fn json_commb(mb: &[u8], ctx: &commb::Context, o: &mut Obj<'_>) {
+    let Ok(view) = Mb::new_checked(mb) else {
+        o.null("bds");
+        return;
+    };
+    let inference = match commb::infer(&view, ctx) {
+        Ok(i) => i,
+        Err(_) => {
+            o.null("bds");
+            return;
+        }
+    };
+    match inference.best() {
+        Some(b) => {
+            o.key("bds");
+            push_bds(o.s, b);
+        }
+        None => o.null("bds"),
+    }
+    o.key("bds_candidates");
+    o.s.push('[');
+    for (i, (b, _)) in inference.candidates().iter().enumerate() {
+        if i > 0 {
+            o.s.push(',');
+        }
+        push_bds(o.s, *b);
+    }
+    o.s.push(']');
+    o.boolean("ambiguous", inference.is_ambiguous());
+    let Some(bds) = inference.best() else { return };
+    let Ok(repr) = commb::Repr::parse(&view, bds) else {
+        return;
+    };
+    let f = |v: Option<f32>| v.map(f64::from);
+    let u = |v: Option<u16>| v.map(i64::from);
+    match repr {
+        commb::Repr::DataLinkCapability(d) => {
+            o.boolean("acas_operational", d.acas_operational);
+            o.uint("subnetwork_version", u64::from(d.subnetwork_version));
+            o.boolean("enhanced_protocol", d.enhanced_protocol);
+            o.boolean("specific_services", d.specific_services);
+            o.uint("uplink_elm", u64::from(d.uplink_elm));
+            o.uint("downlink_elm", u64::from(d.downlink_elm));
+            o.boolean("identification_capability", d.identification);
+            o.boolean("squitter_capability", d.squitter);
+            o.boolean("surveillance_identifier", d.surveillance_identifier);
+            o.boolean("common_usage_gicb", d.common_usage_gicb);
+            o.boolean("acas_resolution_advisory", d.acas_resolution_advisory);
+            o.uint("acas_version", u64::from(d.acas_version));
+            o.uint("dte_status", u64::from(d.dte_status));
+        }
+        commb::Repr::CommonUsageCapability(c) => {
+            o.key("supported_bds");
+            o.s.push('[');
+            for (i, b) in c.registers().enumerate() {
+                if i > 0 {
+                    o.s.push(',');
+                }
+                push_bds(o.s, b);
+            }
+            o.s.push(']');
+        }
+        commb::Repr::AircraftIdentification(id) => {
+            o.str("callsign", id.as_str().trim_end());
+        }
+        commb::Repr::ResolutionAdvisory(ra) => {
+            o.uint("ara", u64::from(ra.ara));
+            o.uint("rac", u64::from(ra.rac));
+            o.boolean("terminated", ra.terminated);
+            o.boolean("multiple_threats", ra.multiple_threats);
+            match ra.threat {
+                ThreatIdentity::Address(a) => o.hex_digits("threat_icao", a, 6),
+                ThreatIdentity::Position { .. } => {
+                    o.opt_int("threat_altitude_ft", ra.threat.altitude().map(i64::from));
+                    o.opt_num("threat_range_nm", f(ra.threat.range_nm()), 2);
+                }
+                ThreatIdentity::None | ThreatIdentity::Reserved(_) => o.null("threat_icao"),
+            }
+        }
+        commb::Repr::SelectedVerticalIntention(v) => {
+            o.opt_int("mcp_altitude_ft", u(v.mcp_altitude));
+            o.opt_int("fms_altitude_ft", u(v.fms_altitude));
+            o.opt_num("baro_setting_hpa", f(v.baro_setting), 1);
+            if let Some(m) = v.modes {
+                o.boolean("vnav", m.vnav);
+                o.boolean("alt_hold", m.alt_hold);
+                o.boolean("approach", m.approach);
+            }
+            if let Some(t) = v.target_source {
+                o.uint("target_altitude_source", u64::from(u8::from(t)));
+            }
+        }
+        commb::Repr::MeteorologicalRoutine(m) => {
+            o.uint("figure_of_merit", u64::from(u8::from(m.figure_of_merit)));
+            if let Some(w) = m.wind {
+                o.uint("wind_speed_kt", u64::from(w.speed));
+                o.num("wind_direction_deg", f64::from(w.direction), 2);
+            }
+            o.num(
+                "static_air_temperature_c",
+                f64::from(m.static_air_temperature),
+                2,
+            );
+            o.opt_int("static_pressure_hpa", u(m.static_pressure));
+            o.opt_int("turbulence", m.turbulence.map(|h| i64::from(u8::from(h))));
+            o.opt_num("humidity_pct", f(m.humidity), 1);
+        }
+        commb::Repr::MeteorologicalHazard(m) => {
+            let h = |v: Option<commb::Hazard>| v.map(|h| i64::from(u8::from(h)));
+            o.opt_int("turbulence", h(m.turbulence));
+            o.opt_int("wind_shear", h(m.wind_shear));
+            o.opt_int("microburst", h(m.microburst));
+            o.opt_int("icing", h(m.icing));
+            o.opt_int("wake_vortex", h(m.wake_vortex));
+            o.opt_num("static_air_temperature_c", f(m.static_air_temperature), 2);
+            o.opt_int("static_pressure_hpa", u(m.static_pressure));
+            o.opt_int("radio_height_ft", u(m.radio_height));
+        }
+        commb::Repr::TrackAndTurn(t) => {
+            o.opt_num("roll_deg", f(t.roll), 4);
+            o.opt_num("true_track_deg", f(t.true_track), 3);
+            o.opt_int("ground_speed_kt", u(t.ground_speed));
+            o.opt_num("track_rate_deg_s", f(t.track_rate), 3);
+            o.opt_int("tas_kt", u(t.true_airspeed));
+        }
+        commb::Repr::HeadingAndSpeed(h) => {
+            o.opt_num("magnetic_heading_deg", f(h.magnetic_heading), 3);
+            o.opt_int("ias_kt", u(h.indicated_airspeed));
+            o.opt_num("mach", f(h.mach), 3);
+            o.opt_int(
+                "baro_vertical_rate_fpm",
+                h.baro_vertical_rate.map(i64::from),
+            );
+            o.opt_int(
+                "inertial_vertical_rate_fpm",
+                h.inertial_vertical_rate.map(i64::from),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -200,7 +924,8 @@ mod test {
         Quantiser::RTL_SDR.block(&iq, &mut bytes);
         let run = |format| {
             let mut out = Vec::new();
-            let st = decode(2_400_000, format, &mut &bytes[..], &mut out).unwrap();
+            let opts = DecodeOptions::new(2_400_000, format);
+            let st = decode_with(&opts, &mut &bytes[..], &mut out).unwrap();
             assert_eq!(st.samples, 4000);
             assert_eq!(st.frames, 1);
             String::from_utf8(out).unwrap()
@@ -222,13 +947,19 @@ mod test {
     #[test]
     fn test_bad_rate_and_garbage() {
         let mut out = Vec::new();
-        let e = decode(1_000_000, Format::Avr, &mut &[0u8; 10][..], &mut out).unwrap_err();
+        let opts = DecodeOptions::new(1_000_000, Format::Avr);
+        let e = decode_with(&opts, &mut &[0u8; 10][..], &mut out).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         // Arbitrary bytes, odd length: no panic, no frames from noise.
         let garbage: Vec<u8> = (0..200_001u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
-        let st = decode(2_400_000, Format::AvrTs, &mut &garbage[..], &mut out).unwrap();
+        let opts = DecodeOptions {
+            modeac: true,
+            ..DecodeOptions::new(2_400_000, Format::AvrTs)
+        };
+        let st = decode_with(&opts, &mut &garbage[..], &mut out).unwrap();
+        assert_eq!(st.mode_ac, 0);
         assert_eq!(st.samples, 100_000);
     }
 }

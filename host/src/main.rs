@@ -24,6 +24,15 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = decode::Format::AvrTs)]
         format: decode::Format,
+        /// Also detect Mode A/C replies (squawk / Gillham altitude; 2.0 or 2.4 MS/s).
+        #[arg(long)]
+        modeac: bool,
+        /// Receiver latitude, degrees north (with --lon): local CPR decoding in JSON output.
+        #[arg(long, requires = "lon", allow_negative_numbers = true)]
+        lat: Option<f64>,
+        /// Receiver longitude, degrees east (with --lat).
+        #[arg(long, requires = "lat", allow_negative_numbers = true)]
+        lon: Option<f64>,
         /// Input .cu8 file, or - for standard input.
         input: std::path::PathBuf,
     },
@@ -96,8 +105,20 @@ fn main() -> ExitCode {
         Command::Decode {
             rate,
             format,
+            modeac,
+            lat,
+            lon,
             input,
-        } => run_decode(rate, format, &input),
+        } => {
+            let opts = decode::DecodeOptions {
+                modeac,
+                receiver: lat
+                    .zip(lon)
+                    .map(|(lat, lon)| airwaves_core::modes::cpr::Position::new(lat, lon)),
+                ..decode::DecodeOptions::new(rate, format)
+            };
+            run_decode(&opts, &input)
+        }
         Command::RtlTcp(args) => rtltcp::run_cli(&args),
         Command::Scene {
             seconds,
@@ -153,7 +174,7 @@ fn main() -> ExitCode {
 }
 
 /// `airwaves decode`: open the input, stream it through the demodulator.
-fn run_decode(rate: u32, format: decode::Format, input: &std::path::Path) -> ExitCode {
+fn run_decode(opts: &decode::DecodeOptions, input: &std::path::Path) -> ExitCode {
     use std::io::{BufWriter, ErrorKind, Read};
     let mut source: Box<dyn Read> = if input.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
@@ -167,12 +188,19 @@ fn run_decode(rate: u32, format: decode::Format, input: &std::path::Path) -> Exi
         }
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
-    match decode::decode(rate, format, &mut source, &mut out) {
+    match decode::decode_with(opts, &mut source, &mut out) {
         Ok(st) => {
-            eprintln!(
-                "airwaves decode: {} samples, {} frames",
-                st.samples, st.frames
-            );
+            if opts.modeac {
+                eprintln!(
+                    "airwaves decode: {} samples, {} frames, {} Mode A/C replies",
+                    st.samples, st.frames, st.mode_ac
+                );
+            } else {
+                eprintln!(
+                    "airwaves decode: {} samples, {} frames",
+                    st.samples, st.frames
+                );
+            }
             ExitCode::SUCCESS
         }
         // A closed pipe (`| head`) is a normal way to stop.

@@ -35,6 +35,7 @@ pub extern "C" fn _start() -> ! {
     tracker();
     modulate();
     demod();
+    modeac();
     loop {
         keep(());
     }
@@ -426,6 +427,31 @@ fn modulate() {
         q.sample(out[0]),
         Quantiser::RTL_SDR.sample(out[1]),
     ));
+}
+
+fn modeac() {
+    use modes::modeac::{ModeAcDetector, ModeAcState};
+    let Ok(d) = ModeAcDetector::new(bb(2_400_000)) else {
+        return;
+    };
+    let d = d.with_min_snr_db(bb(13.0));
+    let mut st = ModeAcState::new();
+    let bytes = bb([127u8; 512]);
+    let mut emit = |r: &modes::modeac::ModeAcReply| {
+        keep((
+            r.code,
+            r.spi,
+            r.timestamp,
+            r.signal_dbfs,
+            r.garbled,
+            r.squawk(),
+            r.altitude_ft(),
+            r.to_bytes(),
+        ))
+    };
+    d.process(&mut st, &bytes, &mut emit);
+    d.finish(&mut st, &mut emit);
+    keep((st.samples(), st.noise_dbfs(), d.ticks_per_sample()));
 }
 
 fn demod() {

@@ -15,6 +15,9 @@ pub mod cpr;
 // The demodulator: cu8 I/Q in, CRC-checked frames out.
 pub mod demod;
 
+// Mode A/C reply detection (squawk, Gillham altitude).
+pub mod modeac;
+
 // The aircraft table.
 pub mod tracker;
 
