@@ -17,4 +17,5 @@ pub mod rtl;
 pub mod rtltcp;
 pub mod scene;
 pub mod selftest;
+pub mod source;
 pub mod usb_async;

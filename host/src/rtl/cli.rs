@@ -1,56 +1,17 @@
 //! The `devices`, `record` and `test-mode` commands.
 //!
-//! Reading is a simple synchronous bulk loop (one 256 KiB transfer at a
-//! time); the asynchronous multi-transfer engine is a later step.
+//! `record` and `test-mode` read through [`crate::source::Source`]: a dongle
+//! streams on its own reader thread (libusb asynchronous transfers, the
+//! buffer ring, reopen after a loss); `--rtl-tcp` and `--ifile` work the same.
 
+use super::Error;
 use super::device::{Device, Selector};
-use super::fake::FakeConfig;
-use super::r82xx;
-use super::usb::{self, UsbError};
-use super::{Error, TunerKind};
+use super::usb;
+use crate::source::{Source, SourceArgs, SourceError, SourceStats, Tuning, describe};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-
-/// Bytes per bulk read: 16 × 16384, like rtl_sdr's default block.
-const BLOCK: usize = 16 * 16384;
-/// Consecutive bulk timeouts tolerated before giving up.
-const MAX_TIMEOUTS: u32 = 5;
-
-/// Options shared by every command that opens a dongle.
-#[derive(clap::Args, Debug)]
-pub struct DongleArgs {
-    /// Dongle index (0, 1, …) or serial number.
-    #[arg(short = 'd', long = "device", default_value = "0")]
-    pub device: String,
-    /// Use the built-in emulator instead of a dongle:
-    /// `r820t|r828d[,file=PATH][,loop][,serial=S][,fast][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
-    #[arg(long, value_name = "SPEC")]
-    pub fake_device: Option<String>,
-    /// Write every USB control transfer to FILE (fakeusb.c's text format).
-    #[arg(long, value_name = "FILE")]
-    pub usb_trace: Option<PathBuf>,
-}
-
-impl DongleArgs {
-    fn open(&self) -> Result<Device, Error> {
-        let selector = match &self.fake_device {
-            Some(spec) => Selector::Fake(FakeConfig::parse(spec)?),
-            None => match self.device.parse::<usize>() {
-                Ok(i) => Selector::Index(i),
-                Err(_) => Selector::Serial(self.device.clone()),
-            },
-        };
-        let trace: Option<Box<dyn Write + Send>> = match &self.usb_trace {
-            Some(p) => Some(Box::new(std::io::BufWriter::new(
-                std::fs::File::create(p).map_err(Error::Io)?,
-            ))),
-            None => None,
-        };
-        Device::open(&selector, trace)
-    }
-}
 
 /// `airwaves devices` arguments.
 #[derive(clap::Args, Debug)]
@@ -84,9 +45,9 @@ pub struct RecordArgs {
     /// Number of I/Q samples to record (0 = until stopped).
     #[arg(short = 'n', long = "samples", default_value_t = 0)]
     pub samples: u64,
-    /// Dongle selection, emulator and trace.
+    /// Where the samples come from.
     #[command(flatten)]
-    pub dongle: DongleArgs,
+    pub source: SourceArgs,
     /// Output .cu8 file, or - for standard output.
     pub out: PathBuf,
 }
@@ -100,9 +61,9 @@ pub struct TestModeArgs {
     /// How long to stream, seconds.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
-    /// Dongle selection, emulator and trace.
+    /// Where the counter comes from (a dongle, --fake-device or --rtl-tcp).
     #[command(flatten)]
-    pub dongle: DongleArgs,
+    pub source: SourceArgs,
 }
 
 /// Parse "1090000000", "1090M", "2.4M", "100k" into Hz.
@@ -142,33 +103,18 @@ fn fail(cmd: &str, e: &dyn std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn describe(dev: &Device) -> String {
-    let s = dev.strings();
-    format!(
-        "serial {}, tuner {}{}, {} / {}",
-        s.serial.as_deref().unwrap_or("-"),
-        dev.tuner_kind(),
-        if dev.board() == r82xx::Board::BlogV4 {
-            " (RTL-SDR Blog V4)"
-        } else {
-            ""
-        },
-        s.manufacturer.as_deref().unwrap_or("-"),
-        s.product.as_deref().unwrap_or("-"),
-    )
-}
-
 /// `airwaves devices`: list dongles with index, serial, tuner and strings.
 /// Exits 1 with "no RTL-SDR found" when there is none (as rtl_test does).
 pub fn devices(args: &DevicesArgs) -> ExitCode {
     if let Some(spec) = &args.fake_device {
-        let dongle = DongleArgs {
+        let dongle = SourceArgs {
             device: "0".into(),
             fake_device: Some(spec.clone()),
             usb_trace: args.usb_trace.clone(),
+            ..SourceArgs::default()
         };
-        return match dongle.open() {
-            Ok(dev) => {
+        return match dongle.open_device() {
+            Ok((dev, _)) => {
                 println!("0: emulator, {}", describe(&dev));
                 ExitCode::SUCCESS
             }
@@ -210,20 +156,21 @@ pub fn devices(args: &DevicesArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Read into `buf` until it is full or a non-recoverable error; tolerates
-/// a few timeouts in a row.
-fn read_block(dev: &mut Device, buf: &mut [u8]) -> Result<usize, Error> {
-    let mut timeouts = 0;
-    loop {
-        match dev.read_sync(buf) {
-            Ok(n) => return Ok(n),
-            Err(e) if e.usb_kind() == Some(UsbError::Timeout) && timeouts < MAX_TIMEOUTS => {
-                timeouts += 1;
-                eprintln!("airwaves: bulk read timed out, retrying");
-            }
-            Err(e) => return Err(e),
-        }
-    }
+/// One line of streaming counters for the end-of-run report.
+fn summary(s: &SourceStats) -> String {
+    let d = &s.dongle;
+    format!(
+        "{} bytes; {} gaps ({:.2} s, about {} bytes lost) after device loss; \
+         {} bytes ({} buffers) dropped by a slow consumer; {} stalls recovered, {} timeouts",
+        s.bytes,
+        d.gaps,
+        d.gap_seconds,
+        d.gap_bytes,
+        d.ring_dropped_bytes,
+        d.ring_dropped_buffers,
+        d.stalls,
+        d.timeouts
+    )
 }
 
 /// `airwaves record`: tune, then write `-n` samples of u8 I/Q to a file or stdout.
@@ -244,67 +191,66 @@ pub fn record(args: &RecordArgs) -> ExitCode {
             Err(e) => return fail("record", &format!("{}: {e}", args.out.display())),
         }
     };
-    let mut dev = match args.dongle.open() {
-        Ok(d) => d,
+    let tuning = Tuning {
+        freq: Some(args.freq),
+        rate,
+        gain,
+        ppm: args.ppm,
+        bias_tee: args.bias_tee,
+        test_mode: false,
+    };
+    let mut source = match Source::open(&args.source, &tuning) {
+        Ok(s) => s,
         Err(e) => return fail("record", &e),
     };
-    eprintln!("airwaves record: {}", describe(&dev));
-    let mut run = |dev: &mut Device| -> Result<u64, Error> {
-        dev.set_sample_rate(rate)?;
-        dev.set_center_freq(args.freq)?;
-        // rtl_sdr's order (manual mode while picking the gain, manual mode
-        // again, then the gain), so that --usb-trace diffs line for line
-        // against rtl_sdr under fakeusb.
-        match gain {
-            None => dev.set_gain_auto()?,
-            Some(tenths) => {
-                dev.set_gain_manual()?;
-                let g = r82xx::nearest_gain(tenths);
-                dev.set_gain_manual()?;
-                dev.set_gain(g)?;
-                eprintln!("airwaves record: tuner gain {:.1} dB", f64::from(g) / 10.0);
-            }
-        }
-        if args.ppm != 0 {
-            dev.set_ppm(args.ppm)?;
-        }
-        if args.bias_tee {
-            dev.set_bias_tee(true)?;
-        }
-        if !dev.pll_locked() {
-            eprintln!("airwaves record: warning: tuner PLL not locked");
-        }
-        dev.reset_buffer()?;
-        let mut buf = vec![0u8; BLOCK];
+    eprintln!("airwaves record: {}", source.description());
+    if let Some(g) = gain {
+        eprintln!(
+            "airwaves record: tuner gain {:.1} dB",
+            f64::from(super::r82xx::nearest_gain(g)) / 10.0
+        );
+    }
+    let mut run = |source: &mut Source| -> Result<u64, SourceError> {
         let mut remaining = args.samples.saturating_mul(2);
         let mut written = 0u64;
         while args.samples == 0 || remaining > 0 {
-            let n = read_block(dev, &mut buf)?;
+            let Some(buf) = source.next_buffer()? else {
+                if args.samples == 0 {
+                    break;
+                }
+                return Err(SourceError::Io(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "the source ended after {} of {} samples",
+                        written / 2,
+                        args.samples
+                    ),
+                )));
+            };
             let take = if args.samples == 0 {
-                n
+                buf.len()
             } else {
-                n.min(remaining as usize)
+                buf.len().min(remaining as usize)
             };
             match out.write_all(&buf[..take]) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
-                Err(e) => return Err(Error::Io(e)),
+                Err(e) => return Err(SourceError::Io(e)),
             }
             written += take as u64;
             remaining -= take as u64;
         }
-        out.flush().map_err(Error::Io)?;
+        out.flush().map_err(SourceError::Io)?;
         Ok(written / 2)
     };
-    let result = run(&mut dev);
-    let stalls = dev.stalls_recovered();
-    let closed = dev.close();
-    match result.and_then(|samples| closed.map(|()| samples)) {
-        Ok(samples) => {
-            eprintln!("airwaves record: {samples} samples, {stalls} stalls recovered");
+    let result = run(&mut source);
+    let closed = source.close();
+    match (result, closed) {
+        (Ok(samples), Ok(stats)) => {
+            eprintln!("airwaves record: {samples} samples; {}", summary(&stats));
             ExitCode::SUCCESS
         }
-        Err(e) => fail("record", &e),
+        (Err(e), _) | (Ok(_), Err(e)) => fail("record", &e),
     }
 }
 
@@ -337,7 +283,7 @@ impl CounterCheck {
 }
 
 /// `airwaves test-mode`: stream the chip's counter and count lost bytes.
-/// Exits 1 if any bytes were lost after the first block.
+/// Exits 1 if any bytes were lost after the first buffer.
 pub fn test_mode(args: &TestModeArgs) -> ExitCode {
     let Ok(rate) = u32::try_from(args.rate) else {
         return fail("test-mode", &Error::SampleRate(u32::MAX));
@@ -345,35 +291,37 @@ pub fn test_mode(args: &TestModeArgs) -> ExitCode {
     if !(args.seconds > 0.0 && args.seconds < 1e6) {
         return fail("test-mode", &"--seconds must be positive");
     }
-    let mut dev = match args.dongle.open() {
-        Ok(d) => d,
+    if args.source.ifile.is_some() {
+        return fail(
+            "test-mode",
+            &"needs a receiver (a dongle, --fake-device or --rtl-tcp), not --ifile",
+        );
+    }
+    let tuning = Tuning {
+        freq: None,
+        rate,
+        gain: None,
+        ppm: 0,
+        bias_tee: false,
+        test_mode: true,
+    };
+    let mut source = match Source::open(&args.source, &tuning) {
+        Ok(s) => s,
         Err(e) => return fail("test-mode", &e),
     };
-    if dev.tuner_kind() != TunerKind::R820t && dev.tuner_kind() != TunerKind::R828d {
-        return fail("test-mode", &Error::UnsupportedTuner(dev.tuner_kind()));
-    }
-    eprintln!("airwaves test-mode: {}", describe(&dev));
-    let run = |dev: &mut Device| -> Result<(CounterCheck, f64), Error> {
-        dev.set_sample_rate(rate)?;
-        dev.set_test_mode(true)?;
-        dev.reset_buffer()?;
-        let mut buf = vec![0u8; BLOCK];
-        let mut check = CounterCheck::default();
-        // The first block may start with a jump (stale FIFO); count from its end.
-        let n = read_block(dev, &mut buf)?;
-        check.next = buf[..n].last().map(|b| b.wrapping_add(1));
-        let start = Instant::now();
-        let limit = Duration::from_secs_f64(args.seconds);
-        while start.elapsed() < limit {
-            let n = read_block(dev, &mut buf)?;
-            check.feed(&buf[..n]);
-        }
-        Ok((check, start.elapsed().as_secs_f64()))
+    eprintln!("airwaves test-mode: {}", source.description());
+    let limit = Duration::from_secs_f64(args.seconds);
+    // Over rtl_tcp the server streamed samples before our test-mode command
+    // reached it, and those are still in the socket: skip them.
+    let warm_up = if args.source.rtl_tcp.is_some() {
+        RTL_TCP_WARM_UP
+    } else {
+        Duration::ZERO
     };
-    let result = run(&mut dev);
-    let closed = dev.close();
-    match result.and_then(|r| closed.map(|()| r)) {
-        Ok((c, secs)) => {
+    let result = count_stream(&mut source, warm_up, limit);
+    let closed = source.close();
+    match (result, closed) {
+        (Ok((c, secs)), Ok(stats)) => {
             println!(
                 "test-mode: {} bytes in {:.2} s ({:.3} MS/s), {} gaps, lost at least {} bytes",
                 c.bytes,
@@ -382,14 +330,49 @@ pub fn test_mode(args: &TestModeArgs) -> ExitCode {
                 c.gaps,
                 c.lost
             );
+            eprintln!("airwaves test-mode: {}", summary(&stats));
             if c.lost == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
             }
         }
-        Err(e) => fail("test-mode", &e),
+        (Err(e), _) | (Ok(_), Err(e)) => fail("test-mode", &e),
     }
+}
+
+/// What `test-mode --rtl-tcp` discards before counting.
+pub const RTL_TCP_WARM_UP: Duration = Duration::from_millis(500);
+
+/// Check the counter in every buffer of `source` for `limit` (wall time),
+/// after discarding `warm_up` of data. The first buffer counted may start
+/// with a jump (stale FIFO): counting starts from its end. Returns the
+/// check and the seconds measured.
+pub fn count_stream(
+    source: &mut Source,
+    warm_up: Duration,
+    limit: Duration,
+) -> Result<(CounterCheck, f64), SourceError> {
+    let mut check = CounterCheck::default();
+    let t0 = Instant::now();
+    loop {
+        match source.next_buffer()? {
+            Some(first) if t0.elapsed() >= warm_up => {
+                check.next = first.last().map(|b| b.wrapping_add(1));
+                break;
+            }
+            Some(_) => {}
+            None => return Ok((check, 0.0)),
+        }
+    }
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        match source.next_buffer()? {
+            Some(buf) => check.feed(buf),
+            None => break,
+        }
+    }
+    Ok((check, start.elapsed().as_secs_f64()))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! [`Device::set_gain_auto`]), [`Device::reset_buffer`], then
 //! [`Device::read_sync`] in a loop, and [`Device::close`].
 
-use super::fake::{FakeConfig, FakeRtl};
+use super::fake::{FakeConfig, FakeRtl, SharedFake};
 use super::r82xx::{self, Board, Gain, R82xx, R82xxConfig};
 use super::regs::{self, Regs};
 use super::rtl2832u::{self as demod, XTAL_HZ};
@@ -130,7 +130,7 @@ impl Device {
                 if let Some(e) = fake.file_error() {
                     return Err(Error::FakeSpec(format!("cannot open file: {e}")));
                 }
-                Box::new(fake)
+                Box::new(SharedFake::new(fake))
             }
         };
         let transport = match trace {
@@ -523,6 +523,19 @@ impl Device {
                 source: e,
             }),
         }
+    }
+
+    /// The bulk half of the dongle, for a streaming thread (see
+    /// [`super::stream::DongleStream`], which is how to use it). Reset the
+    /// FIFO ([`Device::reset_buffer`]) before running it.
+    pub fn bulk_reader(
+        &mut self,
+        config: &crate::usb_async::StreamConfig,
+    ) -> Result<Box<dyn usb::BulkReader>> {
+        self.regs
+            .usb()
+            .bulk_reader(config)
+            .map_err(Error::usb("start streaming"))
     }
 
     /// Read `buf.len()` EEPROM bytes from `offset`.

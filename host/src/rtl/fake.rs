@@ -17,15 +17,24 @@
 //! Spec syntax (`--fake-device`): `KIND[,OPTION]…` with KIND `r820t`,
 //! `r828d` (an RTL-SDR Blog V4), `r828d-plain`, `e4000`, `fc0012`, `fc0013`,
 //! `fc2580` or `none`, and options `file=PATH`, `loop`, `serial=TEXT`,
-//! `fast` (no pacing), `fault=stall@N`, `fault=timeout@N`,
+//! `fast` (no pacing), `speed=N` (a clock N times faster than real time:
+//! data paced at N × the programmed rate, and a FIFO N times larger so
+//! that it holds the same 53 ms of stream time), `fault=stall@N`, `fault=timeout@N`,
 //! `fault=nodevice@N` (N = 0-based bulk read), `fault=firstwrite`,
 //! `fault=short`, `fault=nolock`.
+//!
+//! [`SharedFake`] is the emulator as the driver opens it: one dongle shared
+//! by the control path and a streaming thread ([`FakeBulkReader`]), like the
+//! libusb handle of a real stick.
 
-use super::usb::{UsbError, UsbStrings, UsbTransport};
+use super::usb::{BulkReader, UsbError, UsbStrings, UsbTransport};
 use super::{Error, Result};
+use crate::usb_async::{Flow, Sink, StopReason, StreamConfig, StreamError, StreamStats};
 use std::collections::HashMap;
 use std::io::{BufReader, Read, Seek};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// The tuner chip (and board) the emulator presents.
@@ -79,6 +88,8 @@ pub struct FakeConfig {
     pub serial: String,
     /// Pace bulk data at the programmed sample rate (default true).
     pub paced: bool,
+    /// Clock speed-up of the pacing (1 = real time; N: N × the rate, N × the FIFO).
+    pub speed: u32,
     /// Injected faults.
     pub faults: Vec<Fault>,
 }
@@ -91,6 +102,7 @@ impl Default for FakeConfig {
             looped: false,
             serial: "00000001".to_string(),
             paced: true,
+            speed: 1,
             faults: Vec::new(),
         }
     }
@@ -127,6 +139,13 @@ impl FakeConfig {
                 "serial" if !value.is_empty() => cfg.serial = value.to_string(),
                 "loop" if value.is_empty() => cfg.looped = true,
                 "fast" if value.is_empty() => cfg.paced = false,
+                "speed" => {
+                    cfg.speed = value
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=1000).contains(n))
+                        .ok_or_else(|| bad(format!("speed={value:?}: use 1 to 1000")))?;
+                }
                 "fault" => cfg.faults.push(parse_fault(value).ok_or_else(|| {
                     bad(format!(
                         "unknown fault {value:?} (use stall@N, timeout@N, nodevice@N, firstwrite, short or nolock)"
@@ -154,7 +173,9 @@ fn parse_fault(s: &str) -> Option<Fault> {
 
 /// How far (bytes) the emulated stream may run ahead of the reader before
 /// data is lost: the chip's FIFO plus the host's buffering, an emulator
-/// choice (256 KiB, about 53 ms at 2.4 MS/s).
+/// choice (256 KiB, about 53 ms at 2.4 MS/s). A streaming reader
+/// ([`FakeBulkReader`]) adds its transfers in flight (15 × 256 KiB by
+/// default), as libusb's queue of submitted transfers does on a real stick.
 pub const FIFO_BYTES: u64 = 256 * 1024;
 
 /// Build the 256-byte EEPROM image: magic, VID/PID, flags, three string descriptors.
@@ -199,6 +220,10 @@ pub struct FakeRtl {
     pub dropped_bytes: u64,
     /// Number of `reset` calls.
     pub resets: u32,
+    /// Host-side buffering of the streaming reader (transfers in flight ×
+    /// their length, bytes): how much further the stream may run ahead of
+    /// a late reader before the FIFO loses data, as with libusb's queue.
+    in_flight_bytes: u64,
 }
 
 impl FakeRtl {
@@ -268,6 +293,7 @@ impl FakeRtl {
             stream_bytes: 0,
             dropped_bytes: 0,
             resets: 0,
+            in_flight_bytes: 0,
         }
     }
 
@@ -357,18 +383,21 @@ impl FakeRtl {
         Ok(buf.len())
     }
 
-    /// Wait until the stream has produced `n` more bytes at the programmed
-    /// rate; if the reader fell more than a FIFO behind, drop the excess.
-    fn pace(&mut self, n: usize) {
+    /// Account for `n` more bytes of stream at the programmed rate and
+    /// return how long to wait until they are due; if the reader fell more
+    /// than a FIFO behind, drop the excess first.
+    fn pace(&mut self, n: usize) -> Duration {
         let rate = self.sample_rate();
         if !self.cfg.paced || rate <= 0.0 {
-            return;
+            return Duration::ZERO;
         }
-        let bytes_per_s = 2.0 * rate;
+        let speed = u64::from(self.cfg.speed.max(1));
+        let bytes_per_s = 2.0 * rate * speed as f64;
+        let fifo = (FIFO_BYTES + self.in_flight_bytes) * speed;
         let start = *self.stream_start.get_or_insert_with(Instant::now);
         let produced = (start.elapsed().as_secs_f64() * bytes_per_s) as u64;
-        if produced > self.stream_bytes + FIFO_BYTES {
-            let lost = produced - self.stream_bytes - FIFO_BYTES;
+        if produced > self.stream_bytes + fifo {
+            let lost = produced - self.stream_bytes - fifo;
             self.dropped_bytes += lost;
             self.stream_bytes += lost;
             if self.test_mode() && self.file.is_none() {
@@ -378,11 +407,34 @@ impl FakeRtl {
             }
         }
         let due = Duration::from_secs_f64((self.stream_bytes + n as u64) as f64 / bytes_per_s);
-        let elapsed = start.elapsed();
-        if due > elapsed {
-            std::thread::sleep(due - elapsed);
-        }
         self.stream_bytes += n as u64;
+        due.saturating_sub(start.elapsed())
+    }
+
+    /// The first half of a bulk read of `len` bytes: fault checks and
+    /// pacing. Returns the bytes to fill and how long until they are due.
+    fn bulk_begin(&mut self, len: usize) -> std::result::Result<(usize, Duration), UsbError> {
+        let n = self.bulk_reads;
+        self.bulk_reads += 1;
+        if self.has_fault(Fault::NoDevice(n)) {
+            self.gone = true;
+        }
+        self.check_gone()?;
+        if self.has_fault(Fault::Stall(n)) {
+            self.halted = true;
+        }
+        if self.halted {
+            return Err(UsbError::Pipe);
+        }
+        if self.has_fault(Fault::Timeout(n)) {
+            return Err(UsbError::Timeout);
+        }
+        let want = if self.has_fault(Fault::ShortReads) {
+            (len / 2 / 512 * 512).max(512).min(len)
+        } else {
+            len
+        };
+        Ok((want, self.pace(want)))
     }
 
     fn check_gone(&self) -> std::result::Result<(), UsbError> {
@@ -462,6 +514,14 @@ impl UsbTransport for FakeRtl {
             for (i, b) in data.iter().enumerate() {
                 self.demod[page][usize::from(addr.wrapping_add(i as u8))] = *b;
             }
+            // A new resampler ratio (page 1, 0x9f-0xa2) is a new byte rate:
+            // restart the pacing clock so the change neither floods nor
+            // starves a running stream.
+            let end = usize::from(addr) + data.len();
+            if page == 1 && usize::from(addr) <= 0xa2 && end > 0x9f {
+                self.stream_start = None;
+                self.stream_bytes = 0;
+            }
             return Ok(data.len());
         }
         let block = (index >> 8) as u8;
@@ -512,27 +572,8 @@ impl UsbTransport for FakeRtl {
         buf: &mut [u8],
         _t: Duration,
     ) -> std::result::Result<usize, UsbError> {
-        let n = self.bulk_reads;
-        self.bulk_reads += 1;
-        if self.has_fault(Fault::NoDevice(n)) {
-            self.gone = true;
-        }
-        self.check_gone()?;
-        if self.has_fault(Fault::Stall(n)) {
-            self.halted = true;
-        }
-        if self.halted {
-            return Err(UsbError::Pipe);
-        }
-        if self.has_fault(Fault::Timeout(n)) {
-            return Err(UsbError::Timeout);
-        }
-        let want = if self.has_fault(Fault::ShortReads) {
-            (buf.len() / 2 / 512 * 512).max(512).min(buf.len())
-        } else {
-            buf.len()
-        };
-        self.pace(want);
+        let (want, wait) = self.bulk_begin(buf.len())?;
+        std::thread::sleep(wait);
         self.fill(&mut buf[..want])
     }
 
@@ -703,5 +744,178 @@ mod test {
         );
         f.clear_halt(0x81).unwrap();
         assert_eq!(f.bulk_in(0x81, &mut buf, t), Ok(512));
+    }
+}
+
+/// The emulator as one shared dongle: the control path (this
+/// [`UsbTransport`]) and a streaming thread ([`FakeBulkReader`]) both reach
+/// the same [`FakeRtl`], the way both halves of a real stick share one
+/// libusb handle. Clones share the dongle.
+#[derive(Clone)]
+pub struct SharedFake {
+    inner: Arc<Mutex<FakeRtl>>,
+}
+
+impl SharedFake {
+    /// Share `fake`.
+    pub fn new(fake: FakeRtl) -> Self {
+        SharedFake {
+            inner: Arc::new(Mutex::new(fake)),
+        }
+    }
+
+    /// Lock the dongle (a panic elsewhere does not make it unusable).
+    pub fn lock(&self) -> MutexGuard<'_, FakeRtl> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl UsbTransport for SharedFake {
+    fn control_in(
+        &mut self,
+        rt: u8,
+        req: u8,
+        value: u16,
+        index: u16,
+        buf: &mut [u8],
+        t: Duration,
+    ) -> std::result::Result<usize, UsbError> {
+        self.lock().control_in(rt, req, value, index, buf, t)
+    }
+    fn control_out(
+        &mut self,
+        rt: u8,
+        req: u8,
+        value: u16,
+        index: u16,
+        data: &[u8],
+        t: Duration,
+    ) -> std::result::Result<usize, UsbError> {
+        self.lock().control_out(rt, req, value, index, data, t)
+    }
+    /// Paced like the real endpoint; the lock is not held while waiting.
+    fn bulk_in(
+        &mut self,
+        _ep: u8,
+        buf: &mut [u8],
+        _t: Duration,
+    ) -> std::result::Result<usize, UsbError> {
+        let (want, wait) = self.lock().bulk_begin(buf.len())?;
+        std::thread::sleep(wait);
+        self.lock().fill(&mut buf[..want])
+    }
+    fn clear_halt(&mut self, ep: u8) -> std::result::Result<(), UsbError> {
+        self.lock().clear_halt(ep)
+    }
+    fn reset(&mut self) -> std::result::Result<(), UsbError> {
+        self.lock().reset()
+    }
+    fn strings(&mut self) -> std::result::Result<UsbStrings, UsbError> {
+        self.lock().strings()
+    }
+    fn claim(&mut self) -> std::result::Result<(), UsbError> {
+        self.lock().claim()
+    }
+    fn release(&mut self) -> std::result::Result<(), UsbError> {
+        self.lock().release()
+    }
+    fn bulk_reader(
+        &mut self,
+        config: &StreamConfig,
+    ) -> std::result::Result<Box<dyn BulkReader>, UsbError> {
+        config
+            .validate()
+            .map_err(|_| UsbError::Other("invalid stream configuration"))?;
+        self.lock().in_flight_bytes = (config.transfers * config.transfer_len) as u64;
+        Ok(Box::new(FakeBulkReader {
+            fake: self.clone(),
+            buf: vec![0u8; config.transfer_len].into_boxed_slice(),
+            stats: StreamStats::default(),
+        }))
+    }
+}
+
+/// Longest single sleep of [`FakeBulkReader`] (bounds how late a stop is seen).
+const STOP_SLICE: Duration = Duration::from_millis(50);
+
+/// The emulator's bulk half: reads transfer-sized blocks from the shared
+/// dongle at its paced rate and applies the async engine's policy: a stall
+/// is cleared and the read repeated (a second stall in a row ends the
+/// stream), a timeout is counted and the stream goes on, NoDevice ends it.
+pub struct FakeBulkReader {
+    fake: SharedFake,
+    buf: Box<[u8]>,
+    stats: StreamStats,
+}
+
+impl BulkReader for FakeBulkReader {
+    fn run(
+        &mut self,
+        stop: &AtomicBool,
+        sink: &mut dyn Sink,
+    ) -> std::result::Result<StopReason, StreamError> {
+        let mut stalled = false;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(StopReason::Requested);
+            }
+            let begun = self.fake.lock().bulk_begin(self.buf.len());
+            let (want, mut wait) = match begun {
+                Ok(plan) => plan,
+                Err(UsbError::Pipe) => {
+                    self.stats.transfers += 1;
+                    self.stats.stalls += 1;
+                    if stalled {
+                        return Err(StreamError::Stall);
+                    }
+                    stalled = true;
+                    match self.fake.lock().clear_halt(0x81) {
+                        Ok(()) => continue,
+                        Err(UsbError::NoDevice) => return Err(StreamError::NoDevice),
+                        Err(_) => return Err(StreamError::Stall),
+                    }
+                }
+                Err(UsbError::Timeout) => {
+                    self.stats.transfers += 1;
+                    self.stats.timeouts += 1;
+                    continue;
+                }
+                Err(UsbError::NoDevice) => return Err(StreamError::NoDevice),
+                Err(_) => {
+                    self.stats.errors += 1;
+                    return Err(StreamError::Io { consecutive: 1 });
+                }
+            };
+            while !wait.is_zero() {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(StopReason::Requested);
+                }
+                let nap = wait.min(STOP_SLICE);
+                std::thread::sleep(nap);
+                wait -= nap;
+            }
+            let filled = self.fake.lock().fill(&mut self.buf[..want]);
+            let n = match filled {
+                Ok(n) => n,
+                Err(UsbError::NoDevice) => return Err(StreamError::NoDevice),
+                Err(_) => {
+                    self.stats.errors += 1;
+                    return Err(StreamError::Io { consecutive: 1 });
+                }
+            };
+            stalled = false;
+            self.stats.transfers += 1;
+            self.stats.bytes += n as u64;
+            if n < self.buf.len() {
+                self.stats.short_transfers += 1;
+            }
+            if n > 0 && sink.deliver(&self.buf[..n]) == Flow::Stop {
+                return Ok(StopReason::Sink);
+            }
+        }
+    }
+
+    fn stats(&self) -> StreamStats {
+        self.stats
     }
 }

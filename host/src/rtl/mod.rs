@@ -11,6 +11,9 @@
 //! - [`r82xx`]: the tuner, with shadow registers;
 //! - [`device`]: the public API ([`device::Device`]);
 //! - [`reopen`]: reopen a lost dongle by serial with backoff;
+//! - [`stream`]: a reader thread per dongle feeding the buffer ring;
+//! - [`serve`]: a dongle as an rtl_tcp [`crate::rtltcp::device::Control`]
+//!   and [`crate::rtltcp::device::SampleSource`];
 //! - [`cli`]: the `devices`, `record` and `test-mode` commands.
 
 pub mod cli;
@@ -20,6 +23,8 @@ pub mod r82xx;
 pub mod regs;
 pub mod reopen;
 pub mod rtl2832u;
+pub mod serve;
+pub mod stream;
 pub mod trace;
 pub mod usb;
 

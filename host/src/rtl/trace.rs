@@ -404,6 +404,13 @@ impl<T: UsbTransport, W: Write + Send> UsbTransport for TracingTransport<T, W> {
         self.inner.reset()
     }
 
+    fn bulk_reader(
+        &mut self,
+        config: &crate::usb_async::StreamConfig,
+    ) -> Result<Box<dyn super::usb::BulkReader>, UsbError> {
+        self.inner.bulk_reader(config)
+    }
+
     fn strings(&mut self) -> Result<UsbStrings, UsbError> {
         self.inner.strings()
     }

@@ -8,7 +8,9 @@
 
 pub mod rusb_impl;
 
+use crate::usb_async::{Sink, StopReason, StreamConfig, StreamError, StreamStats};
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// bmRequestType of every register write: vendor, host to device.
@@ -126,6 +128,29 @@ pub trait UsbTransport: Send {
     fn claim(&mut self) -> Result<(), UsbError>;
     /// Release interface 0 and re-attach the kernel driver if `claim` detached it.
     fn release(&mut self) -> Result<(), UsbError>;
+    /// The bulk half of the device: a [`BulkReader`] that streams the bulk
+    /// endpoint on another thread while control transfers go on through
+    /// `self`. The default says the transport cannot stream.
+    fn bulk_reader(&mut self, _config: &StreamConfig) -> Result<Box<dyn BulkReader>, UsbError> {
+        Err(UsbError::Other("this transport cannot stream"))
+    }
+}
+
+/// The streaming half of an open device, split from the control half so a
+/// reader thread can keep the bus busy while settings change.
+///
+/// [`rusb_impl::RusbTransport`] gives a [`crate::usb_async::BulkStream`]
+/// over the shared libusb handle; the emulator
+/// ([`super::fake::SharedFake`]) gives a paced reader of its own bulk
+/// endpoint. Both deliver in order to a non-blocking [`Sink`], recover a
+/// stall with clear-halt, count timeouts, and end with
+/// [`StreamError::NoDevice`] when the device is gone.
+pub trait BulkReader: Send {
+    /// Stream into `sink` until it returns [`crate::usb_async::Flow::Stop`],
+    /// `stop` is set, or an error ends the stream.
+    fn run(&mut self, stop: &AtomicBool, sink: &mut dyn Sink) -> Result<StopReason, StreamError>;
+    /// Counters over every run of this reader.
+    fn stats(&self) -> StreamStats;
 }
 
 impl<T: UsbTransport + ?Sized> UsbTransport for Box<T> {
@@ -168,6 +193,9 @@ impl<T: UsbTransport + ?Sized> UsbTransport for Box<T> {
     }
     fn release(&mut self) -> Result<(), UsbError> {
         (**self).release()
+    }
+    fn bulk_reader(&mut self, config: &StreamConfig) -> Result<Box<dyn BulkReader>, UsbError> {
+        (**self).bulk_reader(config)
     }
 }
 

@@ -33,9 +33,18 @@ pub struct RtlTcpArgs {
     /// At the end of the file start again instead of ending the session.
     #[arg(long = "loop")]
     pub looping: bool,
-    /// Serve the built-in RTL2832U emulator (arrives with the USB driver).
-    #[arg(long)]
-    pub fake_device: bool,
+    /// Serve this dongle: index (0, 1, …) or serial number (the default
+    /// source when neither --ifile nor --fake-device is given: dongle 0).
+    #[arg(short = 'd', long = "device", default_value = "0")]
+    pub device: String,
+    /// Serve the built-in RTL2832U emulator: `r820t|r828d[,file=PATH][,…]`
+    /// (see `airwaves record --help`); with no file it streams mid-scale
+    /// noise, or its byte counter once a client turns test mode on.
+    #[arg(long, value_name = "SPEC", conflicts_with = "ifile")]
+    pub fake_device: Option<String>,
+    /// Write every USB control transfer to FILE (fakeusb.c's text format).
+    #[arg(long, value_name = "FILE")]
+    pub usb_trace: Option<PathBuf>,
     /// Buffers in the queue to the client.
     #[arg(long, default_value_t = 64)]
     pub buffers: usize,
@@ -49,31 +58,82 @@ pub struct RtlTcpArgs {
 
 /// Run `airwaves rtl-tcp` until killed or `--seconds` have passed.
 pub fn run_cli(args: &RtlTcpArgs) -> ExitCode {
-    if args.fake_device {
-        eprintln!(
-            "airwaves rtl-tcp: --fake-device is coming with the USB driver (host/src/rtl/); \
-             serve a recording with --ifile FILE.cu8 for now"
-        );
-        return ExitCode::FAILURE;
-    }
-    let Some(path) = &args.ifile else {
-        eprintln!(
-            "airwaves rtl-tcp: no sample source: give --ifile FILE.cu8 \
-             (serving an RTL-SDR dongle, or --fake-device, comes with the USB driver)"
-        );
-        return ExitCode::FAILURE;
+    let config = server::ServerConfig {
+        buffers: args.buffers,
+        buffer_len: args.buffer_size,
     };
-    let (source, control) = match file::open(path, args.rate, args.looping) {
-        Ok(pair) => pair,
+    if let Some(path) = &args.ifile {
+        let (source, control) = match file::open(path, args.rate, args.looping) {
+            Ok(pair) => pair,
+            Err(e) => {
+                eprintln!("airwaves rtl-tcp: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let what = format!(
+            "{} at {} Hz ({} at its end)",
+            path.display(),
+            args.rate,
+            if args.looping { "restart" } else { "close" }
+        );
+        return serve(args, config, control, source, &what, |c| {
+            eprintln!("rtl-tcp: settings: {:?}", c.settings());
+        });
+    }
+    let dongle = crate::source::SourceArgs {
+        device: args.device.clone(),
+        fake_device: args.fake_device.clone(),
+        usb_trace: args.usb_trace.clone(),
+        ..crate::source::SourceArgs::default()
+    };
+    let opened = dongle.open_device().and_then(|(mut dev, selector)| {
+        // rtl_tcp's start-up state: 100 MHz, the given rate, tuner AGC.
+        let tuning = crate::source::Tuning {
+            freq: Some(100_000_000),
+            rate: args.rate,
+            gain: None,
+            ppm: 0,
+            bias_tee: false,
+            test_mode: false,
+        };
+        crate::source::tune_device(&mut dev, &tuning).map_err(crate::source::SourceError::Rtl)?;
+        let what = crate::source::describe(&dev);
+        let live = crate::rtl::stream::LiveDongle::start(
+            dev,
+            &selector,
+            crate::rtl::stream::StreamOptions::default(),
+            crate::rtl::stream::ReopenPolicy::default(),
+        )
+        .map_err(crate::source::SourceError::Rtl)?;
+        Ok((live, what))
+    });
+    let (live, what) = match opened {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("airwaves rtl-tcp: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let config = server::ServerConfig {
-        buffers: args.buffers,
-        buffer_len: args.buffer_size,
-    };
+    let (control, source) = crate::rtl::serve::serve_parts(live);
+    serve(args, config, control, source, &what, |c| {
+        let s = c.stats();
+        eprintln!("rtl-tcp: settings: {:?}", c.settings());
+        eprintln!(
+            "rtl-tcp: dongle: {} bytes, {} gaps after device loss, {} stalls recovered, {} bytes dropped in its ring",
+            s.bytes, s.gaps, s.stalls, s.ring_dropped_bytes
+        );
+    })
+}
+
+/// Bind, announce, run until stopped, print the totals.
+fn serve<C: device::Control + 'static, S: device::SampleSource + 'static>(
+    args: &RtlTcpArgs,
+    config: server::ServerConfig,
+    control: C,
+    source: S,
+    what: &str,
+    report: impl FnOnce(&mut C),
+) -> ExitCode {
     let server =
         match server::Server::bind((args.address.as_str(), args.port), config, control, source) {
             Ok(s) => s,
@@ -84,12 +144,8 @@ pub fn run_cli(args: &RtlTcpArgs) -> ExitCode {
         };
     match server.local_addr() {
         Ok(addr) => eprintln!(
-            "rtl-tcp: listening on {addr}, serving {} at {} Hz ({} at its end), queue {} x {} bytes",
-            path.display(),
-            args.rate,
-            if args.looping { "restart" } else { "close" },
-            args.buffers,
-            args.buffer_size
+            "rtl-tcp: listening on {addr}, serving {what}, queue {} x {} bytes",
+            args.buffers, args.buffer_size
         ),
         Err(e) => eprintln!("rtl-tcp: listening (address unknown: {e})"),
     }
@@ -108,7 +164,7 @@ pub fn run_cli(args: &RtlTcpArgs) -> ExitCode {
         });
     }
     match server.run() {
-        Ok(stopped) => {
+        Ok(mut stopped) => {
             let t = stopped.stats;
             eprintln!(
                 "rtl-tcp: stopped: {} sessions, {} refused, sent {} bytes, {} commands ({} failed), dropped {} buffers ({} bytes)",
@@ -120,7 +176,7 @@ pub fn run_cli(args: &RtlTcpArgs) -> ExitCode {
                 t.buffers_dropped,
                 t.bytes_dropped
             );
-            eprintln!("rtl-tcp: settings: {:?}", stopped.control.settings());
+            report(&mut stopped.control);
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -1,7 +1,18 @@
-//! The real transport: libusb through `rusb`. The only code that touches rusb.
+//! The real transport: libusb through `rusb`. The only code that touches rusb
+//! (besides the async engine in [`crate::usb_async`], which it drives).
+//!
+//! Control and bulk halves: the libusb handle is held in an `Arc`
+//! (`rusb::DeviceHandle` is `Sync`; libusb allows control transfers on one
+//! thread while another handles bulk events). [`RusbTransport`] does the
+//! control transfers; [`UsbTransport::bulk_reader`] hands a clone of the
+//! handle to a [`RusbBulkReader`], which runs a
+//! [`crate::usb_async::BulkStream`] on the reader thread.
 
-use super::{UsbError, UsbStrings, UsbTransport, known_device};
+use super::{BulkReader, UsbError, UsbStrings, UsbTransport, known_device};
+use crate::usb_async::{BulkStream, Sink, StopReason, StreamConfig, StreamError, StreamStats};
 use rusb::UsbContext;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// Interface 0 carries the SDR endpoints.
@@ -120,10 +131,17 @@ pub enum Selector {
 
 /// An open RTL2832U on the real bus.
 pub struct RusbTransport {
-    handle: rusb::DeviceHandle<rusb::Context>,
-    descriptor: rusb::DeviceDescriptor,
+    handle: Arc<rusb::DeviceHandle<rusb::Context>>,
+    /// Where the string descriptors come from.
+    strings: StringSource,
     detached: bool,
     claimed: bool,
+}
+
+/// Read the strings through the descriptor's indices, or report fixed ones.
+enum StringSource {
+    Descriptor(rusb::DeviceDescriptor),
+    Fixed(UsbStrings),
 }
 
 impl RusbTransport {
@@ -158,11 +176,57 @@ impl RusbTransport {
         };
         let handle = dev.open().map_err(map)?;
         Ok(RusbTransport {
-            handle,
-            descriptor,
+            handle: Arc::new(handle),
+            strings: StringSource::Descriptor(descriptor),
             detached: false,
             claimed: false,
         })
+    }
+
+    /// Wrap a handle opened some other way (e.g. through `libusb1-sys` under
+    /// an `LD_PRELOAD` emulation of libusb that lacks what rusb's own
+    /// enumeration calls); [`UsbTransport::strings`] then reports `strings`.
+    pub fn from_handle(handle: rusb::DeviceHandle<rusb::Context>, strings: UsbStrings) -> Self {
+        RusbTransport {
+            handle: Arc::new(handle),
+            strings: StringSource::Fixed(strings),
+            detached: false,
+            claimed: false,
+        }
+    }
+}
+
+/// The bulk half of a [`RusbTransport`]: libusb asynchronous transfers
+/// kept in flight ([`BulkStream`]) on a shared handle.
+pub struct RusbBulkReader {
+    handle: Arc<rusb::DeviceHandle<rusb::Context>>,
+    config: StreamConfig,
+    /// Counters of finished runs.
+    done: StreamStats,
+}
+
+fn add_stats(a: StreamStats, b: StreamStats) -> StreamStats {
+    StreamStats {
+        bytes: a.bytes + b.bytes,
+        transfers: a.transfers + b.transfers,
+        short_transfers: a.short_transfers + b.short_transfers,
+        timeouts: a.timeouts + b.timeouts,
+        errors: a.errors + b.errors,
+        stalls: a.stalls + b.stalls,
+    }
+}
+
+impl BulkReader for RusbBulkReader {
+    /// Allocates the transfers and their pool (once per run), then streams.
+    fn run(&mut self, stop: &AtomicBool, sink: &mut dyn Sink) -> Result<StopReason, StreamError> {
+        let mut stream = BulkStream::new(&self.handle, self.config)?;
+        let r = stream.run(stop, sink);
+        self.done = add_stats(self.done, stream.stats());
+        r
+    }
+
+    fn stats(&self) -> StreamStats {
+        self.done
     }
 }
 
@@ -213,7 +277,21 @@ impl UsbTransport for RusbTransport {
     }
 
     fn strings(&mut self) -> Result<UsbStrings, UsbError> {
-        Ok(read_strings(&self.handle, &self.descriptor))
+        Ok(match &self.strings {
+            StringSource::Descriptor(d) => read_strings(&self.handle, d),
+            StringSource::Fixed(s) => s.clone(),
+        })
+    }
+
+    fn bulk_reader(&mut self, config: &StreamConfig) -> Result<Box<dyn BulkReader>, UsbError> {
+        config
+            .validate()
+            .map_err(|_| UsbError::Other("invalid stream configuration"))?;
+        Ok(Box::new(RusbBulkReader {
+            handle: Arc::clone(&self.handle),
+            config: *config,
+            done: StreamStats::default(),
+        }))
     }
 
     fn claim(&mut self) -> Result<(), UsbError> {

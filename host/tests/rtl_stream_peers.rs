@@ -1,0 +1,363 @@
+//! The streaming driver against real peers on 127.0.0.1:
+//!
+//! - Debian's `rtl_433 -d rtl_tcp:…` reads `airwaves rtl-tcp --fake-device
+//!   r820t`: header accepted, its commands applied (the emulator's USB trace
+//!   shows the register writes);
+//! - `airwaves record --rtl-tcp` against Debian's `rtl_tcp` running on
+//!   `fakeusb.c` with a generated file: every byte equal, and our commands
+//!   show their register writes in fakeusb's trace;
+//! - `airwaves test-mode --rtl-tcp` against our server on the emulator: the
+//!   counter crosses USB emulation, the ring, TCP and back without a gap.
+//!
+//! Peers: `apt-get install -y rtl-sdr rtl-433 gcc`; each test skips with a
+//! message when its tool or `/work/shared` (for fakeusb.c) is missing.
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Process, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+const FAKEUSB_C: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/rtl/fakeusb.c");
+
+/// A child process killed (and reaped) on drop, with its stderr lines.
+struct Peer {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Peer {
+    fn spawn(mut cmd: Process) -> Peer {
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn peer");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().unwrap();
+        let sink = lines.clone();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Peer { child, lines }
+    }
+
+    fn wait_line(&self, needle: &str, timeout: Duration) -> Option<String> {
+        let t0 = Instant::now();
+        loop {
+            if let Some(l) = self
+                .lines
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|l| l.contains(needle))
+            {
+                return Some(l.clone());
+            }
+            if t0.elapsed() > timeout {
+                return None;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Wait for the process to exit by itself.
+    fn wait_exit(&mut self, timeout: Duration) -> bool {
+        let t0 = Instant::now();
+        while t0.elapsed() < timeout {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                // Let the stderr thread collect the last lines.
+                thread::sleep(Duration::from_millis(100));
+                return true;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    fn log(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("airwaves-stream-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn have(tool: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()));
+    if !found {
+        eprintln!("skipped: `{tool}` not installed (apt-get install -y rtl-sdr rtl-433 gcc)");
+    }
+    found
+}
+
+/// Pseudo-random bytes (xorshift), so that any shift or loss shows.
+fn pattern(len: usize, seed: u32) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 7) as u8
+        })
+        .collect()
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `airwaves rtl-tcp` on a free port; returns the peer and its address.
+fn our_server(args: &[&str]) -> (Peer, SocketAddr) {
+    let mut cmd = Process::new(env!("CARGO_BIN_EXE_airwaves"));
+    cmd.args(["rtl-tcp", "-a", "127.0.0.1", "-p", "0"])
+        .args(args);
+    let peer = Peer::spawn(cmd);
+    let line = peer
+        .wait_line("listening on", Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("server did not start:\n{}", peer.log()));
+    let addr = line
+        .split_whitespace()
+        .find_map(|w| w.trim_end_matches(',').parse::<SocketAddr>().ok())
+        .expect("address in the listening line");
+    (peer, addr)
+}
+
+/// Whether a socket listens on 127.0.0.1:`port` (Linux `/proc/net/tcp`).
+fn listening(port: u16) -> bool {
+    let want = format!("0100007F:{port:04X}");
+    std::fs::read_to_string("/proc/net/tcp").is_ok_and(|t| {
+        t.lines().any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3 && f[1] == want && f[3] == "0A"
+        })
+    })
+}
+
+/// `true` if `expected` appears in `lines` in order (other lines between).
+fn subsequence(lines: &[&str], expected: &[&str]) -> Result<(), String> {
+    let mut it = lines.iter();
+    for want in expected {
+        if !it.any(|l| l == want) {
+            return Err(format!("missing (in order): {want}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn debian_rtl_433_reads_our_server_on_the_emulator() {
+    if !have("rtl_433") {
+        return;
+    }
+    let dir = TempDir::new("rtl433");
+    let trace = dir.0.join("usb.trace");
+    let (mut server, addr) = our_server(&[
+        "--fake-device",
+        "r820t",
+        "--usb-trace",
+        trace.to_str().unwrap(),
+        "--seconds",
+        "4",
+    ]);
+    let out = Process::new("rtl_433")
+        .args(["-d", &format!("rtl_tcp:{addr}"), "-T", "2"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("rtl_tcp connected"), "{text}");
+    assert!(text.contains("Tuner: R820T"), "{text}");
+    assert!(!text.contains("Bad rtl_tcp header"), "{text}");
+    assert!(
+        server.wait_exit(Duration::from_secs(10)),
+        "server did not stop:\n{}",
+        server.log()
+    );
+    let log = server.log();
+    // rtl_433's defaults: 250 kS/s, tuner AGC, 433.92 MHz, all applied.
+    for want in [
+        "set_sample_rate 250000: applied",
+        "set_gain_mode 0: applied",
+        "set_center_freq 433920000: applied",
+        "center_freq: Some(433920000)",
+        "sample_rate: Some(250000)",
+    ] {
+        assert!(log.contains(want), "missing {want:?} in\n{log}");
+    }
+    // On the wire, after the FIFO reset of the session: the resampler for
+    // 250 kS/s (28.8 MHz × 2^22 / 250 000, masked to 28 bits = 0x0ccccccc)
+    // and the tuner's PLL retuned.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let session = lines
+        .iter()
+        .rposition(|l| *l == "W usb 2148 <- 00 00")
+        .expect("FIFO reset in the trace");
+    subsequence(
+        &lines[session..],
+        &["W demod p1 9f <- 0c cc", "W demod p1 a1 <- cc cc"],
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{}", lines[session..].join("\n")));
+    assert!(
+        lines[session..]
+            .iter()
+            .any(|l| l.starts_with("W i2c 34 @14")),
+        "no PLL write after the session started"
+    );
+}
+
+#[test]
+fn record_from_debian_rtl_tcp_on_fakeusb_every_byte_equal() {
+    if !Path::new(FAKEUSB_C).is_file() {
+        eprintln!("skipped: {FAKEUSB_C} not found");
+        return;
+    }
+    if !have("gcc") || !have("rtl_tcp") {
+        return;
+    }
+    let dir = TempDir::new("record");
+    let so = dir.0.join("fakeusb.so");
+    let status = Process::new("gcc")
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&so)
+        .arg(FAKEUSB_C)
+        .status()
+        .unwrap();
+    assert!(status.success(), "gcc fakeusb.c failed");
+    let data = pattern(3 * 262_144 + 4_000, 23);
+    let iq = dir.0.join("iq.cu8");
+    std::fs::write(&iq, &data).unwrap();
+    let trace = dir.0.join("rtl_tcp.trace");
+    let port = free_port();
+    let mut cmd = Process::new("rtl_tcp");
+    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()])
+        .env("LD_PRELOAD", &so)
+        .env("FAKEUSB_IQFILE", &iq)
+        .env("FAKEUSB_TRACE", &trace)
+        .env("FAKEUSB_XFER_US", "5000");
+    let server = Peer::spawn(cmd);
+    // Wait for the listening socket without connecting to it (a probe
+    // connection would start rtl_tcp's stream and consume the file).
+    let t0 = Instant::now();
+    while !listening(port) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "rtl_tcp did not start:\n{}",
+            server.log()
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    let out_path = dir.0.join("out.cu8");
+    let out = Process::new(env!("CARGO_BIN_EXE_airwaves"))
+        .args([
+            "record",
+            "--rtl-tcp",
+            &format!("127.0.0.1:{port}"),
+            "-f",
+            "1090M",
+            "-s",
+            "2.4M",
+            "-g",
+            "49.6",
+            "-n",
+            &(data.len() / 2).to_string(),
+        ])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        server.log()
+    );
+    let got = std::fs::read(&out_path).unwrap();
+    assert_eq!(got.len(), data.len());
+    assert!(got == data, "recorded bytes differ from the file");
+    // Our commands, as register writes after the FIFO reset (same lines
+    // as librtlsdr-0.6.0_rtl_tcp_session.trace).
+    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| *l == "W usb 2148 <- 00 00")
+        .expect("FIFO reset in the trace");
+    subsequence(
+        &lines[start..],
+        &[
+            "W demod p1 9f <- 03 00",
+            "W demod p1 a1 <- 00 00",
+            "W i2c 34 @14 <- 06",
+            "W i2c 34 @16 <- e9",
+            "W i2c 34 @15 <- 06",
+            "W i2c 34 @05 <- 1f",
+            "W i2c 34 @07 <- 6e",
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{text}"));
+}
+
+#[test]
+fn test_mode_through_our_server_counter_without_gap() {
+    let (_server, addr) = our_server(&["--fake-device", "r820t", "-s", "2400000"]);
+    let out = Process::new(env!("CARGO_BIN_EXE_airwaves"))
+        .args([
+            "test-mode",
+            "--rtl-tcp",
+            &addr.to_string(),
+            "-s",
+            "2.4M",
+            "--seconds",
+            "1.5",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(" 0 gaps, lost at least 0 bytes"),
+        "{stdout}"
+    );
+    // About 2.4 MS/s arrived (1.5 s → 7.2 MB; allow for start-up).
+    let bytes: u64 = stdout
+        .split_whitespace()
+        .nth(1)
+        .and_then(|w| w.parse().ok())
+        .expect("byte count");
+    assert!(bytes > 5_000_000, "{stdout}");
+}
