@@ -12,6 +12,8 @@
 //! the emulator's: every control transfer equal, in order.
 #![allow(unsafe_code)] // raw libusb open; the block has a SAFETY note
 
+mod support;
+
 use airwaves::rtl::device::{Device, Selector};
 use airwaves::rtl::fake::FakeConfig;
 use airwaves::rtl::stream::{DongleStream, Next, StreamOptions};
@@ -23,33 +25,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::ptr::{self, NonNull};
 use std::time::Duration;
+use support::fakeusb_so;
 
 const CHILD_ENV: &str = "AIRWAVES_RTL_FAKEUSB_CHILD";
 
 fn tmp(name: &str) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join(name)
-}
-
-fn fakeusb_so() -> Option<PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/rtl/fakeusb.c");
-    if !src.is_file() {
-        eprintln!("skipped: {} not found", src.display());
-        return None;
-    }
-    let so = tmp("rtl_fakeusb.so");
-    match Command::new("gcc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&so)
-        .arg(&src)
-        .status()
-    {
-        Ok(s) if s.success() => Some(so),
-        Ok(s) => panic!("gcc failed on fakeusb.c: {s}"),
-        Err(e) => {
-            eprintln!("skipped: cannot run gcc: {e}");
-            None
-        }
-    }
 }
 
 /// Open fakeusb's dongle with only the calls fakeusb implements.
@@ -144,7 +125,7 @@ fn rusb_path_on_fakeusb_traces_like_the_emulator_and_streams() {
     };
     let out = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .env("LD_PRELOAD", &so)
+        .env("LD_PRELOAD", so)
         .env(CHILD_ENV, "1")
         .env("FAKEUSB_TRACE", &fake_trace)
         .env("FAKEUSB_XFER_US", "0")

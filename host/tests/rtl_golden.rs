@@ -17,6 +17,8 @@
 //! `rtl-sdr`, 0.6.0 on bookworm) so that drift shows. Without them those
 //! tests print why and pass.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -72,25 +74,9 @@ fn ours_on(spec: &str, tag: &str, args: &[&str]) -> String {
     text
 }
 
-/// Build fakeusb.so, or say why not.
-fn fakeusb(dir: &Path) -> Option<PathBuf> {
-    let src = Path::new(SHARED_RTL).join("fakeusb.c");
-    let so = dir.join("fakeusb.so");
-    let built = Command::new("gcc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&so)
-        .arg(&src)
-        .status();
-    match built {
-        Ok(s) if s.success() => {}
-        _ => {
-            eprintln!(
-                "skipping regeneration: cannot build {} with gcc",
-                src.display()
-            );
-            return None;
-        }
-    }
+/// fakeusb.so and Debian's rtl_sdr, or say why not.
+fn fakeusb() -> Option<&'static Path> {
+    let so = support::fakeusb_so()?;
     if Command::new("rtl_sdr").arg("-h").output().is_err() {
         eprintln!(
             "skipping regeneration: rtl_sdr not installed (apt-get install rtl-sdr; scripts/setup)"
@@ -109,13 +95,13 @@ fn librtlsdr(tag: &str, args: &[&str]) -> Option<String> {
 fn librtlsdr_env(tag: &str, args: &[&str], env: &[(&str, &str)]) -> Option<String> {
     shared("fakeusb.c")?;
     let dir = temp_dir(tag);
-    let so = fakeusb(&dir)?;
+    let so = fakeusb()?;
     let trace = dir.join("librtlsdr.trace");
     let out = Command::new("rtl_sdr")
         .arg("-S")
         .args(args)
         .args(["-n", "100000", "/dev/null"])
-        .env("LD_PRELOAD", &so)
+        .env("LD_PRELOAD", so)
         .env("FAKEUSB_TRACE", &trace)
         .envs(env.iter().copied())
         .output()

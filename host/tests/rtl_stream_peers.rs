@@ -12,129 +12,13 @@
 //! Peers: `apt-get install -y rtl-sdr rtl-433 gcc`; each test skips with a
 //! message when its tool or `/work/shared` (for fakeusb.c) is missing.
 
-use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command as Process, Stdio};
-use std::sync::{Arc, Mutex};
+mod support;
+
+use std::net::SocketAddr;
+use std::process::{Command as Process, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
-
-const FAKEUSB_C: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/rtl/fakeusb.c");
-
-/// A child process killed (and reaped) on drop, with its stderr lines.
-struct Peer {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-}
-
-impl Peer {
-    fn spawn(mut cmd: Process) -> Peer {
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn peer");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().unwrap();
-        let sink = lines.clone();
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        Peer { child, lines }
-    }
-
-    fn wait_line(&self, needle: &str, timeout: Duration) -> Option<String> {
-        let t0 = Instant::now();
-        loop {
-            if let Some(l) = self
-                .lines
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|l| l.contains(needle))
-            {
-                return Some(l.clone());
-            }
-            if t0.elapsed() > timeout {
-                return None;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Wait for the process to exit by itself.
-    fn wait_exit(&mut self, timeout: Duration) -> bool {
-        let t0 = Instant::now();
-        while t0.elapsed() < timeout {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                // Let the stderr thread collect the last lines.
-                thread::sleep(Duration::from_millis(100));
-                return true;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        false
-    }
-
-    fn log(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("airwaves-stream-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn have(tool: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()));
-    if !found {
-        eprintln!("skipped: `{tool}` not installed (apt-get install -y rtl-sdr rtl-433 gcc)");
-    }
-    found
-}
-
-/// Pseudo-random bytes (xorshift), so that any shift or loss shows.
-fn pattern(len: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            (x >> 7) as u8
-        })
-        .collect()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use support::{Peer, TempDir, free_port, have, pattern};
 
 /// `airwaves rtl-tcp` on a free port; returns the peer and its address.
 fn our_server(args: &[&str]) -> (Peer, SocketAddr) {
@@ -239,22 +123,13 @@ fn debian_rtl_433_reads_our_server_on_the_emulator() {
 
 #[test]
 fn record_from_debian_rtl_tcp_on_fakeusb_every_byte_equal() {
-    if !Path::new(FAKEUSB_C).is_file() {
-        eprintln!("skipped: {FAKEUSB_C} not found");
+    let Some(so) = support::fakeusb_so() else {
         return;
-    }
+    };
     if !have("gcc") || !have("rtl_tcp") {
         return;
     }
     let dir = TempDir::new("record");
-    let so = dir.0.join("fakeusb.so");
-    let status = Process::new("gcc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&so)
-        .arg(FAKEUSB_C)
-        .status()
-        .unwrap();
-    assert!(status.success(), "gcc fakeusb.c failed");
     let data = pattern(3 * 262_144 + 4_000, 23);
     let iq = dir.0.join("iq.cu8");
     std::fs::write(&iq, &data).unwrap();
@@ -262,7 +137,7 @@ fn record_from_debian_rtl_tcp_on_fakeusb_every_byte_equal() {
     let port = free_port();
     let mut cmd = Process::new("rtl_tcp");
     cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()])
-        .env("LD_PRELOAD", &so)
+        .env("LD_PRELOAD", so)
         .env("FAKEUSB_IQFILE", &iq)
         .env("FAKEUSB_TRACE", &trace)
         .env("FAKEUSB_XFER_US", "5000");

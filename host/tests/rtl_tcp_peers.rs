@@ -12,119 +12,16 @@
 //! message when its tool is missing, and when `/work/shared` (for
 //! fakeusb.c) is absent.
 
+mod support;
+
 use airwaves::rtltcp::client::{Client, ClientError};
 use airwaves::rtltcp::protocol::{Command, Header, TunerType};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command as Process, Stdio};
-use std::sync::{Arc, Mutex};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Command as Process, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
-
-const FAKEUSB_C: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/rtl/fakeusb.c");
-
-/// A child process killed (and reaped) on drop, with its stderr lines.
-struct Peer {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-}
-
-impl Peer {
-    fn spawn(mut cmd: Process) -> Peer {
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn peer");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().unwrap();
-        let sink = lines.clone();
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        Peer { child, lines }
-    }
-
-    /// The first log line containing `needle`, waiting up to `timeout`.
-    fn wait_line(&self, needle: &str, timeout: Duration) -> Option<String> {
-        let t0 = Instant::now();
-        loop {
-            if let Some(l) = self
-                .lines
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|l| l.contains(needle))
-            {
-                return Some(l.clone());
-            }
-            if t0.elapsed() > timeout {
-                return None;
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn log(&self) -> String {
-        self.lines.lock().unwrap().join("\n")
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A per-test scratch directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("airwaves-peers-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn have(tool: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(tool).is_file()));
-    if !found {
-        eprintln!("skipped: `{tool}` not installed (apt-get install -y rtl-sdr rtl-433 gcc)");
-    }
-    found
-}
-
-/// Pseudo-random bytes (xorshift), so that any shift or loss shows.
-fn pattern(len: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(2_654_435_761) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            (x >> 7) as u8
-        })
-        .collect()
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use support::{Peer, TempDir, free_port, have, pattern};
 
 /// Connect, retrying while the server starts up or winds down a session.
 fn connect_retry(addr: SocketAddr, within: Duration) -> Client {
@@ -181,22 +78,13 @@ fn subsequence_from(lines: &[&str], expected: &[&str]) -> Result<(), String> {
 
 #[test]
 fn our_client_against_debian_rtl_tcp_on_fakeusb() {
-    if !Path::new(FAKEUSB_C).is_file() {
-        eprintln!("skipped: {FAKEUSB_C} not found");
+    let Some(so) = support::fakeusb_so() else {
         return;
-    }
+    };
     if !have("gcc") || !have("rtl_tcp") {
         return;
     }
     let dir = TempDir::new("fakeusb");
-    let so = dir.0.join("fakeusb.so");
-    let status = Process::new("gcc")
-        .args(["-shared", "-fPIC", "-O2", "-o"])
-        .arg(&so)
-        .arg(FAKEUSB_C)
-        .status()
-        .unwrap();
-    assert!(status.success(), "gcc fakeusb.c failed");
     // 4 full 256 KiB transfers and a short last one.
     let data = pattern(4 * 262_144 + 1_000, 11);
     let iq = dir.0.join("iq.cu8");
@@ -205,7 +93,7 @@ fn our_client_against_debian_rtl_tcp_on_fakeusb() {
     let port = free_port();
     let mut cmd = Process::new("rtl_tcp");
     cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()])
-        .env("LD_PRELOAD", &so)
+        .env("LD_PRELOAD", so)
         .env("FAKEUSB_IQFILE", &iq)
         .env("FAKEUSB_TRACE", &trace)
         .env("FAKEUSB_XFER_US", "5000");

@@ -13,14 +13,16 @@
 //! fakeusb does not implement, so the real libusb would get fakeusb's pointers.
 #![allow(unsafe_code)] // raw libusb open + a counting allocator; each block has a SAFETY note
 
+mod support;
+
 use airwaves::usb_async;
+use support::fakeusb_so;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::ptr::{self, NonNull};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -84,33 +86,6 @@ fn allocations_in<R>(f: impl FnOnce() -> R) -> (R, u64) {
 
 fn shared_rtl() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/rtl")
-}
-
-/// Builds fakeusb.so once per process into the test scratch directory.
-fn fakeusb_so() -> Option<&'static Path> {
-    static SO: OnceLock<Option<PathBuf>> = OnceLock::new();
-    SO.get_or_init(|| {
-        let src = shared_rtl().join("fakeusb.c");
-        if !src.is_file() {
-            eprintln!("skipped: {} not found", src.display());
-            return None;
-        }
-        let so = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fakeusb.so");
-        match Command::new("gcc")
-            .args(["-shared", "-fPIC", "-O2", "-o"])
-            .arg(&so)
-            .arg(&src)
-            .status()
-        {
-            Ok(s) if s.success() => Some(so),
-            Ok(s) => panic!("gcc failed on fakeusb.c: {s}"),
-            Err(e) => {
-                eprintln!("skipped: cannot run gcc: {e}");
-                None
-            }
-        }
-    })
-    .as_deref()
 }
 
 /// In the parent: re-runs test `name` in a child with fakeusb preloaded and
