@@ -4,6 +4,7 @@
 
 pub mod dsp;
 pub mod modes;
+pub mod rds;
 #[cfg(test)]
 pub(crate) mod testing;
 
