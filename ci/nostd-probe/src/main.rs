@@ -36,6 +36,7 @@ pub extern "C" fn _start() -> ! {
     modulate();
     demod();
     modeac();
+    rds();
     loop {
         keep(());
     }
@@ -426,6 +427,60 @@ fn modulate() {
         q.block(&out, &mut bytes).clipped,
         q.sample(out[0]),
         Quantiser::RTL_SDR.sample(out[1]),
+    ));
+}
+
+fn rds() {
+    use airwaves_core::rds::{block, decoder, encoder, group};
+    let word = block::encode(bb(0x1234), block::Offset::A);
+    keep((
+        block::decode(word ^ bb(3), block::Offset::A).is_ok(),
+        block::syndrome(word),
+        block::checkword(bb(7)),
+        block::Offset::CPrime.word(),
+        block::Offset::D.position(),
+    ));
+    let program = group::Program::new(bb(0xC201))
+        .with_ps(b"AIRWAVES")
+        .with_rt(b"no alloc")
+        .with_pty(bb(10), true, false)
+        .with_clock(group::ClockTime {
+            mjd: bb(60000),
+            hour: 12,
+            minute: 34,
+            offset_half_hours: 2,
+        });
+    keep((
+        program.group_0a(bb(1)),
+        program.group_2a(bb(0)),
+        program.rt_segments(),
+    ));
+    let Ok(enc) = encoder::Encoder::new(program, bb(240_000.0), 0.05) else {
+        return;
+    };
+    let mut es = enc.start();
+    let mut mpx = [0f32; 256];
+    enc.fill(&mut es, &mut mpx);
+    enc.add_to(&mut es, &mut mpx);
+    keep((
+        enc.next_sample(&mut es),
+        enc.next_sample_locked(&mut es, bb(5)),
+        es.groups(),
+    ));
+    let Ok(dec) = decoder::Decoder::new(bb(240_000.0)) else {
+        return;
+    };
+    let mut ds = decoder::DecoderState::new();
+    dec.process_block(&mut ds, &mpx, |g| keep((g.group_type(), g.version_b())));
+    let mut station = group::Station::new();
+    if let Some(g) = dec.process(&mut ds, bb(0.1)) {
+        station.update(&g);
+    }
+    keep((
+        ds.station().ps,
+        ds.stats().block_error_rate(),
+        ds.synced(),
+        station.radiotext().map(|t| t.len()),
     ));
 }
 
