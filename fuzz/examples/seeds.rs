@@ -363,6 +363,71 @@ fn tracker_seed(setup: u8, records: &[(u8, u8, &[u8])]) -> Vec<u8> {
     out
 }
 
+/// Mode A/C replies (code, SPI, start µs, amplitude) rendered at 2.4 MS/s
+/// (`rate_byte` 0) or 2.0 MS/s (1), after the 3-byte header.
+fn modeac_seed(rate_byte: u8, cut: u16, replies: &[(u16, bool, f64, f32)]) -> Vec<u8> {
+    let rate = if rate_byte == 0 { 2.4e6 } else { 2.0e6 };
+    let m = Modulator::new(rate).expect("valid rate");
+    let n = (120.0 * m.samples_per_us()) as usize;
+    let mut iq = vec![C32::new(0.0, 0.0); n];
+    for &(code, spi, start_us, amplitude) in replies {
+        m.add_mode_ac(
+            code,
+            spi,
+            &Burst::new(start_us * m.samples_per_us(), amplitude),
+            &mut iq,
+        );
+    }
+    let mut out = vec![rate_byte];
+    out.extend_from_slice(&cut.to_le_bytes());
+    let start = out.len();
+    out.resize(start + 2 * n, 0);
+    Quantiser::RTL_SDR.block(&iq, &mut out[start..]);
+    out
+}
+
+/// The start of an RDS multiplex from the project's encoder (one `i8` per
+/// sample), after the 3-byte header; also readable as group records.
+fn rds_seed(rate_byte: u8, samples: usize) -> Vec<u8> {
+    use airwaves_core::rds::{encoder::Encoder, group::Program};
+    let rate = if rate_byte == 0 { 240_000.0 } else { 228_000.0 };
+    let program = Program::new(0xC201)
+        .with_ps(b"AIRWAVES")
+        .with_rt(b"seed")
+        .with_pty(10, true, false);
+    let enc = Encoder::new(program, rate, 0.5).expect("valid rate");
+    let mut st = enc.start();
+    let mut y = vec![0f32; samples];
+    enc.fill(&mut st, &mut y);
+    let mut out = vec![rate_byte, 0x34, 0x12];
+    out.extend(y.iter().map(|v| (v * 127.0).round() as i8 as u8));
+    out
+}
+
+/// Groups as 9-byte records (presence mask, four big-endian blocks).
+fn rds_group_seed() -> Vec<u8> {
+    use airwaves_core::rds::group::Program;
+    let program = Program::new(0xC201)
+        .with_ps(b"AIRWAVES")
+        .with_rt(b"Mode S and FM in Rust\r")
+        .with_pty(10, true, false);
+    let mut out = vec![0, 0, 0];
+    let mut groups = Vec::new();
+    for seg in 0..4 {
+        groups.push(program.group_0a(seg));
+    }
+    for seg in 0..program.rt_segments() {
+        groups.push(program.group_2a(seg));
+    }
+    for (i, g) in groups.iter().enumerate() {
+        out.push(if i == 2 { 0b1011 } else { 0b1111 });
+        for b in g {
+            out.extend_from_slice(&b.to_be_bytes());
+        }
+    }
+    out
+}
+
 fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
     let mut v = Vec::new();
     let mut add = |target: &str, name: &str, bytes: Vec<u8>| {
@@ -381,6 +446,23 @@ fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
         add("commb_infer", &format!("mb{i}"), mb.to_vec());
     }
     add("stream_decoders", "beast-avr", stream_seed());
+    add(
+        "modeac",
+        "squawk-7500-spi-2400k",
+        modeac_seed(0, 0, &[(0x0FAD, true, 10.0, 0.5)]),
+    );
+    add(
+        "modeac",
+        "two-overlapping-2000k",
+        modeac_seed(
+            1,
+            101,
+            &[(0x1234, false, 5.0, 0.6), (0x0555, false, 17.3, 0.3)],
+        ),
+    );
+    add("rds", "mpx-240k", rds_seed(0, 4096));
+    add("rds", "mpx-228k", rds_seed(1, 4096));
+    add("rds", "groups", rds_group_seed());
     add("cpr", "airborne-pair", cpr_seed(0, (52.25, 3.92)));
     add("cpr", "surface-pair", cpr_seed(3, (52.32, 3.86)));
     let df4 = df4(0x40621D);

@@ -75,15 +75,17 @@ impl ClockTime {
         (b, c, d)
     }
 
-    /// Parse from the low two bits of block B and blocks C, D.
-    fn parse(b: u16, c: u16, d: u16) -> Self {
+    /// Parse from the low two bits of block B and blocks C, D; `None` for
+    /// an hour above 23 or a minute above 59 (a corrupt group).
+    fn parse(b: u16, c: u16, d: u16) -> Option<Self> {
         let mag = (d & 0x1F) as i8;
-        Self {
+        let t = Self {
             mjd: (((b & 0x3) as u32) << 15) | (c >> 1) as u32,
             hour: (((c & 1) << 4) | (d >> 12)) as u8,
             minute: ((d >> 6) & 0x3F) as u8,
             offset_half_hours: if d & 0x20 != 0 { -mag } else { mag },
-        }
+        };
+        (t.hour < 24 && t.minute < 60).then_some(t)
     }
 }
 
@@ -334,7 +336,9 @@ impl Station {
             }
             4 if !version_b => {
                 if let (Some(c), Some(d)) = (g.blocks[2], g.blocks[3]) {
-                    self.clock = Some(ClockTime::parse(b, c, d));
+                    if let Some(t) = ClockTime::parse(b, c, d) {
+                        self.clock = Some(t);
+                    }
                 }
             }
             _ => {}
@@ -518,5 +522,27 @@ mod test {
         // EN 50067 annex G example: MJD 45218 is 1982-09-06.
         let t = ClockTime { mjd: 45218, ..t };
         assert_eq!(t.date(), (1982, 9, 6));
+    }
+
+    /// Regression (fuzz `rds`): a 4A group with an hour above 23 or a
+    /// minute above 59 is corrupt and leaves the clock as it was.
+    #[test]
+    fn test_clock_out_of_range_ignored() {
+        let good = ClockTime {
+            mjd: 61377,
+            hour: 13,
+            minute: 45,
+            offset_half_hours: 2,
+        };
+        let p = Program::new(0x1234);
+        let mut s = Station::new();
+        s.update(&all(p.group_4a(&good)));
+        for (hour, minute) in [(24, 0), (31, 0), (12, 60), (12, 63)] {
+            let mut g = p.group_4a(&good);
+            g[2] = (g[2] & !1) | (hour >> 4) & 1;
+            g[3] = (g[3] & 0x0FFF & !(0x3F << 6)) | (hour & 0xF) << 12 | minute << 6;
+            s.update(&all(g));
+            assert_eq!(s.clock, Some(good), "{hour}:{minute}");
+        }
     }
 }
