@@ -6,6 +6,7 @@
 //! time the same calls.
 
 pub mod fir;
+pub mod fm;
 pub mod iir;
 pub mod input;
 pub mod modes;
@@ -29,6 +30,7 @@ pub fn all_cases() -> impl Iterator<Item = &'static Case> {
         .chain(iir::CASES)
         .chain(phase::CASES)
         .chain(modes::CASES)
+        .chain(fm::CASES)
 }
 
 /// Input samples per block call in every sample-based workload.

@@ -3,6 +3,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod dsp;
+pub mod fm;
 pub mod modes;
 pub mod rds;
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub extern "C" fn _start() -> ! {
     demod();
     modeac();
     rds();
+    fm();
     loop {
         keep(());
     }
@@ -427,6 +428,38 @@ fn modulate() {
         q.block(&out, &mut bytes).clipped,
         q.sample(out[0]),
         Quantiser::RTL_SDR.sample(out[1]),
+    ));
+}
+
+fn fm() {
+    use airwaves_core::fm::{generator, stereo, wbfm};
+    let mut cfg = generator::GeneratorConfig::new(bb(-250e3));
+    cfg.cnr_db = Some(bb(30.0));
+    let Ok(g) = generator::Generator::new(cfg) else {
+        return;
+    };
+    let mut gs = g.state();
+    let tone = generator::Tone::new(bb(1000.0), 0.9);
+    let mut iq = [[0u8; 2]; 480];
+    g.fill(&mut gs, |t| tone.at(t), |_| 0.0, |_| 0.0, &mut iq);
+    keep((gs.samples(), g.mpx(bb(0.1), 0.2, 0.0)));
+    let fe = wbfm::FrontEnd::new(bb(-250e3));
+    let mut fs = wbfm::FrontEndState::default();
+    let mut mpx = [0f32; 64];
+    let n = fe.process(&mut fs, &iq, &mut mpx).unwrap_or(0);
+    let mono = wbfm::MonoDecoder::new(bb(75e-6));
+    let mut ms = wbfm::MonoDecoderState::default();
+    let mut audio = [0f32; 16];
+    keep(mono.process(&mut ms, &mpx[..n], &mut audio).is_ok());
+    let st = stereo::StereoDecoder::new(bb(50e-6));
+    let mut ss = stereo::StereoDecoderState::default();
+    let (mut l, mut r) = ([0f32; 16], [0f32; 16]);
+    keep((
+        st.process(&mut ss, &mpx[..n], &mut l, &mut r).is_ok(),
+        ss.blend(),
+        ss.pilot_level(),
+        ss.pilot_snr_db(),
+        fe.max_output(bb(480)),
     ));
 }
 
