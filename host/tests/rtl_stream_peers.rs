@@ -14,27 +14,10 @@
 
 mod support;
 
-use std::net::SocketAddr;
 use std::process::{Command as Process, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
-use support::{Peer, TempDir, free_port, have, pattern};
-
-/// `airwaves rtl-tcp` on a free port; returns the peer and its address.
-fn our_server(args: &[&str]) -> (Peer, SocketAddr) {
-    let mut cmd = Process::new(env!("CARGO_BIN_EXE_airwaves"));
-    cmd.args(["rtl-tcp", "-a", "127.0.0.1", "-p", "0"])
-        .args(args);
-    let peer = Peer::spawn(cmd);
-    let line = peer
-        .wait_line("listening on", Duration::from_secs(10))
-        .unwrap_or_else(|| panic!("server did not start:\n{}", peer.log()));
-    let addr = line
-        .split_whitespace()
-        .find_map(|w| w.trim_end_matches(',').parse::<SocketAddr>().ok())
-        .expect("address in the listening line");
-    (peer, addr)
-}
+use support::{TempDir, free_port, have, our_rtl_tcp_server, pattern, subsequence};
 
 /// Whether a socket listens on 127.0.0.1:`port` (Linux `/proc/net/tcp`).
 fn listening(port: u16) -> bool {
@@ -47,17 +30,6 @@ fn listening(port: u16) -> bool {
     })
 }
 
-/// `true` if `expected` appears in `lines` in order (other lines between).
-fn subsequence(lines: &[&str], expected: &[&str]) -> Result<(), String> {
-    let mut it = lines.iter();
-    for want in expected {
-        if !it.any(|l| l == want) {
-            return Err(format!("missing (in order): {want}"));
-        }
-    }
-    Ok(())
-}
-
 #[test]
 fn debian_rtl_433_reads_our_server_on_the_emulator() {
     if !have("rtl_433") {
@@ -65,7 +37,7 @@ fn debian_rtl_433_reads_our_server_on_the_emulator() {
     }
     let dir = TempDir::new("rtl433");
     let trace = dir.0.join("usb.trace");
-    let (mut server, addr) = our_server(&[
+    let (mut server, addr) = our_rtl_tcp_server(&[
         "--fake-device",
         "r820t",
         "--usb-trace",
@@ -135,13 +107,7 @@ fn record_from_debian_rtl_tcp_on_fakeusb_every_byte_equal() {
     std::fs::write(&iq, &data).unwrap();
     let trace = dir.0.join("rtl_tcp.trace");
     let port = free_port();
-    let mut cmd = Process::new("rtl_tcp");
-    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()])
-        .env("LD_PRELOAD", so)
-        .env("FAKEUSB_IQFILE", &iq)
-        .env("FAKEUSB_TRACE", &trace)
-        .env("FAKEUSB_XFER_US", "5000");
-    let server = Peer::spawn(cmd);
+    let server = support::debian_rtl_tcp(so, port, &iq, &trace);
     // Wait for the listening socket without connecting to it (a probe
     // connection would start rtl_tcp's stream and consume the file).
     let t0 = Instant::now();
@@ -205,7 +171,7 @@ fn record_from_debian_rtl_tcp_on_fakeusb_every_byte_equal() {
 
 #[test]
 fn test_mode_through_our_server_counter_without_gap() {
-    let (_server, addr) = our_server(&["--fake-device", "r820t", "-s", "2400000"]);
+    let (_server, addr) = our_rtl_tcp_server(&["--fake-device", "r820t", "-s", "2400000"]);
     let out = Process::new(env!("CARGO_BIN_EXE_airwaves"))
         .args([
             "test-mode",

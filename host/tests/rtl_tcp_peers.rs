@@ -21,7 +21,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::{Command as Process, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
-use support::{Peer, TempDir, free_port, have, pattern};
+use support::{TempDir, free_port, have, our_rtl_tcp_server, pattern, subsequence};
 
 /// Connect, retrying while the server starts up or winds down a session.
 fn connect_retry(addr: SocketAddr, within: Duration) -> Client {
@@ -37,22 +37,6 @@ fn connect_retry(addr: SocketAddr, within: Duration) -> Client {
     }
 }
 
-/// `airwaves rtl-tcp` on a free port; returns the peer and its address.
-fn our_server(args: &[&str]) -> (Peer, SocketAddr) {
-    let mut cmd = Process::new(env!("CARGO_BIN_EXE_airwaves"));
-    cmd.args(["rtl-tcp", "-a", "127.0.0.1", "-p", "0"])
-        .args(args);
-    let peer = Peer::spawn(cmd);
-    let line = peer
-        .wait_line("listening on", Duration::from_secs(10))
-        .unwrap_or_else(|| panic!("server did not start:\n{}", peer.log()));
-    let addr = line
-        .split_whitespace()
-        .find_map(|w| w.trim_end_matches(',').parse::<SocketAddr>().ok())
-        .expect("address in the listening line");
-    (peer, addr)
-}
-
 fn read_until_closed(c: &mut Client) -> Vec<u8> {
     let mut got = Vec::new();
     let mut buf = vec![0u8; 65_536];
@@ -63,17 +47,6 @@ fn read_until_closed(c: &mut Client) -> Vec<u8> {
             Err(e) => panic!("after {} bytes: {e}", got.len()),
         }
     }
-}
-
-/// `true` if `expected` appears in `lines` in order (other lines between).
-fn subsequence_from(lines: &[&str], expected: &[&str]) -> Result<(), String> {
-    let mut it = lines.iter();
-    for want in expected {
-        if !it.any(|l| l == want) {
-            return Err(format!("missing (in order): {want}"));
-        }
-    }
-    Ok(())
 }
 
 #[test]
@@ -91,13 +64,7 @@ fn our_client_against_debian_rtl_tcp_on_fakeusb() {
     std::fs::write(&iq, &data).unwrap();
     let trace = dir.0.join("session.trace");
     let port = free_port();
-    let mut cmd = Process::new("rtl_tcp");
-    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()])
-        .env("LD_PRELOAD", so)
-        .env("FAKEUSB_IQFILE", &iq)
-        .env("FAKEUSB_TRACE", &trace)
-        .env("FAKEUSB_XFER_US", "5000");
-    let server = Peer::spawn(cmd);
+    let server = support::debian_rtl_tcp(so, port, &iq, &trace);
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let mut c = connect_retry(addr, Duration::from_secs(10));
     assert_eq!(
@@ -160,7 +127,7 @@ fn our_client_against_debian_rtl_tcp_on_fakeusb() {
             thread::sleep(Duration::from_millis(50));
             continue;
         };
-        let r = subsequence_from(&lines[start..], &expected);
+        let r = subsequence(&lines[start..], &expected);
         if r.is_ok() || t0.elapsed() > Duration::from_secs(5) {
             break r;
         }
@@ -176,14 +143,14 @@ fn our_client_against_debian_rtl_tcp_on_fakeusb() {
 }
 
 #[test]
-fn debian_rtl_433_reads_our_server() {
+fn debian_rtl_433_reads_our_rtl_tcp_server() {
     if !have("rtl_433") {
         return;
     }
     let dir = TempDir::new("rtl433");
     let iq = dir.0.join("noise.cu8");
     std::fs::write(&iq, pattern(1 << 20, 5)).unwrap();
-    let (server, addr) = our_server(&["--ifile", iq.to_str().unwrap(), "--loop"]);
+    let (server, addr) = our_rtl_tcp_server(&["--ifile", iq.to_str().unwrap(), "--loop"]);
     let out = Process::new("rtl_433")
         .args(["-d", &format!("rtl_tcp:{addr}")])
         .args(["-f", "868000000", "-s", "1024000", "-g", "28", "-p", "5"])
@@ -237,7 +204,7 @@ fn our_client_reads_our_server_every_byte() {
     let data = pattern(3_000_000, 7);
     let iq = dir.0.join("bytes.cu8");
     std::fs::write(&iq, &data).unwrap();
-    let (server, addr) = our_server(&["--ifile", iq.to_str().unwrap(), "-s", "3200000"]);
+    let (server, addr) = our_rtl_tcp_server(&["--ifile", iq.to_str().unwrap(), "-s", "3200000"]);
     let mut c = connect_retry(addr, Duration::from_secs(5));
     assert_eq!(c.header(), Header::R820T);
     c.send(Command::SetGainByIndex(28)).unwrap();
@@ -273,7 +240,7 @@ fn garbage_partial_second_and_stalled_clients() {
     let data = pattern(1 << 20, 9);
     let iq = dir.0.join("loop.cu8");
     std::fs::write(&iq, &data).unwrap();
-    let (server, addr) = our_server(&[
+    let (server, addr) = our_rtl_tcp_server(&[
         "--ifile",
         iq.to_str().unwrap(),
         "-s",

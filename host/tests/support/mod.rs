@@ -162,3 +162,42 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// `airwaves rtl-tcp ARGS` on a free port; returns the peer and its address.
+pub fn our_rtl_tcp_server(args: &[&str]) -> (Peer, std::net::SocketAddr) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_airwaves"));
+    cmd.args(["rtl-tcp", "-a", "127.0.0.1", "-p", "0"])
+        .args(args);
+    let peer = Peer::spawn(cmd);
+    let line = peer
+        .wait_line("listening on", Duration::from_secs(10))
+        .unwrap_or_else(|| panic!("server did not start:\n{}", peer.log()));
+    let addr = line
+        .split_whitespace()
+        .find_map(|w| w.trim_end_matches(',').parse().ok())
+        .expect("address in the listening line");
+    (peer, addr)
+}
+
+/// Debian's `rtl_tcp` on 127.0.0.1:`port`, running on fakeusb.so (`so`)
+/// that plays `iq` and writes its control transfers to `trace`.
+pub fn debian_rtl_tcp(so: &Path, port: u16, iq: &Path, trace: &Path) -> Peer {
+    let mut cmd = Command::new("rtl_tcp");
+    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()])
+        .env("LD_PRELOAD", so)
+        .env("FAKEUSB_IQFILE", iq)
+        .env("FAKEUSB_TRACE", trace)
+        .env("FAKEUSB_XFER_US", "5000");
+    Peer::spawn(cmd)
+}
+
+/// `Ok` if `expected` appears in `lines` in order (other lines between).
+pub fn subsequence(lines: &[&str], expected: &[&str]) -> Result<(), String> {
+    let mut it = lines.iter();
+    for want in expected {
+        if !it.any(|l| l == want) {
+            return Err(format!("missing (in order): {want}"));
+        }
+    }
+    Ok(())
+}
