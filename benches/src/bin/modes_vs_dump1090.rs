@@ -452,43 +452,35 @@ fn dump1090_command(o: &Options, cu8: &Path) -> Command {
     c
 }
 
+/// `airwaves decode` of `cu8` at the scene's rate with output `format`.
+fn airwaves_command(o: &Options, cu8: &Path, format: &str) -> Command {
+    let mut c = Command::new(&o.airwaves);
+    c.arg("decode")
+        .args(["--rate", &o.rate.to_string()])
+        .args(["--format", format])
+        .arg(cu8);
+    c
+}
+
 /// The decoders whose instructions are counted: a name and the command
-/// line (program, arguments) that decodes a scene file.
-fn decoders(o: &Options, cu8: &Path) -> Vec<(&'static str, Vec<std::ffi::OsString>)> {
-    let aw = o.airwaves.as_os_str().to_owned();
-    let rate = o.rate.to_string();
-    let file = cu8.as_os_str().to_owned();
+/// that decodes a scene file (dump1090-mutability only at 2.4 MS/s, the
+/// one rate it reads).
+fn decoders(o: &Options, cu8: &Path) -> Vec<(&'static str, Command)> {
     let mut list = Vec::new();
     if (o.rate - 2.4e6).abs() < 1.0 {
         list.push((
             "dump1090-mutability --mlat --fix --raw",
-            [&o.dump1090, "--ifile"]
-                .map(Into::into)
-                .into_iter()
-                .chain([file.clone()])
-                .chain(["--iformat", "UC8", "--mlat", "--fix", "--raw"].map(Into::into))
-                .collect(),
+            dump1090_command(o, cu8),
         ));
     }
-    for format in ["avr-ts", "json"] {
-        list.push((
-            if format == "json" {
-                "airwaves decode --format json"
-            } else {
-                "airwaves decode --format avr-ts"
-            },
-            [
-                aw.clone(),
-                "decode".into(),
-                "--rate".into(),
-                rate.clone().into(),
-            ]
-            .into_iter()
-            .chain(["--format", format].map(Into::into))
-            .chain([file.clone()])
-            .collect(),
-        ));
-    }
+    list.push((
+        "airwaves decode --format avr-ts",
+        airwaves_command(o, cu8, "avr-ts"),
+    ));
+    list.push((
+        "airwaves decode --format json",
+        airwaves_command(o, cu8, "json"),
+    ));
     list
 }
 
@@ -500,10 +492,11 @@ fn count_instructions(o: &Options, seconds: f64) -> Result<Vec<(&'static str, u6
     make_scene(o, seconds, &cu8, &truth)?;
     let samples = std::fs::metadata(&cu8).map_err(|e| e.to_string())?.len() / 2;
     let mut counts = Vec::new();
-    for (name, argv) in decoders(o, &cu8) {
+    for (name, cmd) in decoders(o, &cu8) {
         let out = Command::new("valgrind")
             .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-            .args(&argv)
+            .arg(cmd.get_program())
+            .args(cmd.get_args())
             .stdout(std::process::Stdio::null())
             .output()
             .map_err(|e| format!("valgrind: {e} (apt-get install valgrind)"))?;
@@ -573,11 +566,7 @@ fn run(o: &Options) -> Result<(), String> {
         eprintln!("dump1090-mutability: reads 2.4 MS/s only; skipped");
         None
     };
-    let mut aw = Command::new(&o.airwaves);
-    aw.arg("decode")
-        .args(["--rate", &o.rate.to_string()])
-        .arg(&cu8);
-    let airwaves = run_decoder(&mut aw, "airwaves decode");
+    let airwaves = run_decoder(&mut airwaves_command(o, &cu8, "avr-ts"), "airwaves decode");
 
     let m_dump = dump.as_ref().map(|d| match_frames(&truth, d));
     let m_aw = airwaves.as_ref().map(|d| match_frames(&truth, d));
