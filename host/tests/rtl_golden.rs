@@ -314,21 +314,15 @@ fn record_replays_a_file_byte_exact() {
         .collect();
     std::fs::write(&input, &data).unwrap();
     let spec = format!("r820t,file={}", input.display());
-    let out = Command::new(env!("CARGO_BIN_EXE_airwaves"))
-        .args([
-            "record",
-            "-f",
-            "1090M",
-            "-s",
-            "2.4M",
-            "-n",
-            "250000",
-            "--fake-device",
-            &spec,
-            "-",
-        ])
-        .output()
-        .unwrap();
+    // `samples` of 1090 MHz at 2.4 MS/s from the emulator, to stdout.
+    let record = |samples: &str| {
+        Command::new(env!("CARGO_BIN_EXE_airwaves"))
+            .args(["record", "-f", "1090M", "-s", "2.4M", "-n", samples])
+            .args(["--fake-device", &spec, "-"])
+            .output()
+            .unwrap()
+    };
+    let out = record("250000");
     assert!(
         out.status.success(),
         "{}",
@@ -337,21 +331,7 @@ fn record_replays_a_file_byte_exact() {
     assert_eq!(out.stdout.len(), 500_000);
     assert_eq!(out.stdout[..], data[..500_000]);
     // Past the end of the file the emulated dongle is unplugged: a clear error.
-    let out = Command::new(env!("CARGO_BIN_EXE_airwaves"))
-        .args([
-            "record",
-            "-f",
-            "1090M",
-            "-s",
-            "2.4M",
-            "-n",
-            "400000",
-            "--fake-device",
-            &spec,
-            "-",
-        ])
-        .output()
-        .unwrap();
+    let out = record("400000");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("gone"), "{err}");
