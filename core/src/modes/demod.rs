@@ -655,16 +655,14 @@ impl Demodulator {
     fn validate<const N: usize>(
         &self,
         sl: &Slice,
-        bytes: [u8; 14],
-        repaired: u8,
+        mut bytes: [u8; 14],
+        mut repaired: u8,
         ts: u64,
         p: usize,
         tps: usize,
         filter: &AddressFilter<N>,
     ) -> Option<DemodFrame> {
         let len = sl.n / 8;
-        let mut bytes = bytes;
-        let mut repaired = repaired;
         let mut rem = crc::remainder(bytes.get(..len)?);
         let df = bytes[0] >> 3;
         let aa = u32::from_be_bytes([0, bytes[1], bytes[2], bytes[3]]);
