@@ -1,6 +1,6 @@
 //! `airwaves`: software-defined radio for the RTL-SDR.
 
-use airwaves::{decode, rtl, rtltcp, scene, selftest};
+use airwaves::{adsb, decode, rtl, rtltcp, scene, selftest};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -14,6 +14,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// ADS-B / Mode S feeder: dongle, rtl_tcp, file or --demo in; AVR 30002,
+    /// SBS 30003, Beast 30004/30005, JSON, /metrics and the web map out.
+    Adsb(Box<adsb::AdsbArgs>),
     /// Run the DSP primitives on synthetic signals and print their measured quality.
     DspSelftest,
     /// Demodulate a .cu8 recording (or - for stdin) and print one line per Mode S frame.
@@ -92,6 +95,13 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Adsb(args) => match adsb::run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        },
         Command::DspSelftest => {
             if selftest::report(&selftest::run_all()) {
                 ExitCode::SUCCESS

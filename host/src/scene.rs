@@ -399,16 +399,16 @@ impl Event {
 }
 
 /// xoshiro256++ seeded by SplitMix64 (Blackman & Vigna), so scenes are
-/// reproducible without external crates.
+/// reproducible without external crates (shared with [`demo`](crate::demo)).
 #[derive(Debug, Clone)]
-struct Rng {
+pub(crate) struct Rng {
     s: [u64; 4],
     /// The second Box–Muller output, kept for the next call.
     spare: Option<f64>,
 }
 
 impl Rng {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         let mut z = seed;
         let mut next = || {
             z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -423,7 +423,7 @@ impl Rng {
         }
     }
 
-    fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let r = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
         let t = s[1] << 17;
@@ -437,22 +437,22 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
     /// Uniform in [lo, hi).
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+    pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.uniform()
     }
 
     /// Uniform integer in 0..n (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
 
     /// Standard normal (Box–Muller, both outputs used).
-    fn normal(&mut self) -> f64 {
+    pub(crate) fn normal(&mut self) -> f64 {
         if let Some(v) = self.spare.take() {
             return v;
         }
@@ -537,19 +537,24 @@ impl Aircraft {
     }
 }
 
+/// Build a DF17 frame carrying `me` from `icao` with capability `ca`.
+pub(crate) fn df17(ca: Capability, icao: u32, me: &AdsbRepr) -> [u8; 14] {
+    emit(&Repr::ExtendedSquitter {
+        ca,
+        aa: icao,
+        me: me.to_bytes(),
+    })
+}
+
 /// Build a DF17 identification (TC 1–4) frame.
 fn df17_identification(icao: u32, category: Category, callsign: Callsign) -> [u8; 14] {
-    let me = AdsbRepr::Identification(Identification { category, callsign }).to_bytes();
-    emit(&Repr::ExtendedSquitter {
-        ca: Capability::Airborne,
-        aa: icao,
-        me,
-    })
+    let me = AdsbRepr::Identification(Identification { category, callsign });
+    df17(Capability::Airborne, icao, &me)
 }
 
 /// Build a DF17 airborne position (TC 11) frame; `alt_ft` on a 25 ft grid
 /// in −1000…50 175 (else "not available").
-fn df17_position(icao: u32, alt_ft: i32, cpr: CprFrame) -> [u8; 14] {
+pub(crate) fn df17_position(icao: u32, alt_ft: i32, cpr: CprFrame) -> [u8; 14] {
     let format = CprFormat::from(cpr.odd());
     let cpr = CprPosition {
         format,
@@ -584,7 +589,7 @@ fn velocity_code(v: i32) -> (bool, u16) {
 /// Build a DF17 airborne velocity (TC 19, subtype 1) frame from east and
 /// north speeds (kt), a vertical rate (ft/min, barometric if `baro`) and a
 /// GNSS − baro difference (ft, `None` = not available).
-fn df17_velocity(
+pub(crate) fn df17_velocity(
     icao: u32,
     ve_kt: i32,
     vn_kt: i32,
@@ -636,7 +641,7 @@ fn df17_velocity(
 /// Write a [`Repr`] into a 14-byte array (the first 7 used for short
 /// frames); parity is filled by `emit` (`fill_parity` with the address for
 /// AP formats, the interrogator code for DF11, 0 for DF17).
-fn emit(repr: &Repr) -> [u8; 14] {
+pub(crate) fn emit(repr: &Repr) -> [u8; 14] {
     let mut b = [0u8; 14];
     let len = repr.buffer_len();
     repr.emit(&mut Frame::new_unchecked(&mut b[..len]))

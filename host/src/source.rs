@@ -273,9 +273,11 @@ impl Source {
             eprintln!("airwaves: warning: tuner PLL not locked");
         }
         // A recording behind the emulator ends with "unplugged": that is
-        // its end, not a loss to recover from.
+        // its end, not a loss to recover from (a looped one never ends).
         let policy = match &selector {
-            Selector::Fake(cfg) if cfg.file.is_some() => ReopenPolicy { max_attempts: 0 },
+            Selector::Fake(cfg) if cfg.file.is_some() && !cfg.looped => {
+                ReopenPolicy { max_attempts: 0 }
+            }
             _ => ReopenPolicy::default(),
         };
         let description = describe(&dev);

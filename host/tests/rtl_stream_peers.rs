@@ -20,16 +20,6 @@ use std::time::{Duration, Instant};
 use support::{TempDir, free_port, have, our_rtl_tcp_server, pattern, subsequence};
 
 /// Whether a socket listens on 127.0.0.1:`port` (Linux `/proc/net/tcp`).
-fn listening(port: u16) -> bool {
-    let want = format!("0100007F:{port:04X}");
-    std::fs::read_to_string("/proc/net/tcp").is_ok_and(|t| {
-        t.lines().any(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            f.len() > 3 && f[1] == want && f[3] == "0A"
-        })
-    })
-}
-
 #[test]
 fn debian_rtl_433_reads_our_server_on_the_emulator() {
     if !have("rtl_433") {
@@ -111,7 +101,7 @@ fn record_from_debian_rtl_tcp_on_fakeusb_every_byte_equal() {
     // Wait for the listening socket without connecting to it (a probe
     // connection would start rtl_tcp's stream and consume the file).
     let t0 = Instant::now();
-    while !listening(port) {
+    while !support::listening(port) {
         assert!(
             t0.elapsed() < Duration::from_secs(10),
             "rtl_tcp did not start:\n{}",

@@ -163,6 +163,19 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// Whether something listens on 127.0.0.1:`port` (from `/proc/net/tcp`,
+/// without connecting: a probe connection would start some servers'
+/// streams).
+pub fn listening(port: u16) -> bool {
+    let want = format!("0100007F:{port:04X}");
+    std::fs::read_to_string("/proc/net/tcp").is_ok_and(|t| {
+        t.lines().any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3 && f[1] == want && f[3] == "0A"
+        })
+    })
+}
+
 /// `airwaves rtl-tcp ARGS` on a free port; returns the peer and its address.
 pub fn our_rtl_tcp_server(args: &[&str]) -> (Peer, std::net::SocketAddr) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_airwaves"));

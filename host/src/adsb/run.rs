@@ -1,0 +1,721 @@
+//! `airwaves adsb`: the command line and the decode loop that ties the
+//! source, the pipeline, the network and the HTTP site together.
+
+use super::console::{self, Status};
+use super::cpu;
+use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
+use super::site::{FeederSite, Snapshot};
+use super::source::{self as feed_source, End, Input, Shared};
+use crate::demo::{DemoConfig, DemoSky};
+use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
+use crate::feed::metrics::write_metrics;
+use crate::feed::stats::StatsHistory;
+use crate::net::beast_in::{BeastInSink, BeastInStats, RemoteFrame, listen_beast_in};
+use crate::net::connector::{
+    ConnectorHandle, ConnectorProtocol, ConnectorSpec, OutputHubs, spawn_connector,
+};
+use crate::net::fanout::Hub;
+use crate::net::http::serve_http;
+use crate::net::listener::{ListenerHandle, listen};
+use crate::ring;
+use crate::rtl::cli::{parse_gain, parse_hz};
+use crate::source::{CHUNK, Source, SourceArgs, Tuning};
+use airwaves_core::modes::cpr::Position;
+use std::io::{IsTerminal, Write};
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Ring buffers between the source and decode threads (16 × 256 KiB ≈
+/// 0.9 s at 2.4 MS/s).
+const RING_BUFFERS: usize = 16;
+/// Bytes a network client may have pending before it is dropped (≈ 10 s
+/// of a busy Beast feed).
+const CLIENT_BUFFER: usize = 256 * 1024;
+/// Beast input frames queued for the decode thread.
+const BEAST_IN_QUEUE: usize = 8192;
+/// How long `--ifile` waits for `--net-connector`s before reading.
+const CONNECTOR_WAIT: Duration = Duration::from_secs(5);
+/// How long a replay waits for a client to make room before dropping it.
+const REPLAY_CLIENT_WAIT: Duration = Duration::from_secs(10);
+/// How long output is given to drain to clients at the end of a file.
+const DRAIN: Duration = Duration::from_secs(3);
+/// Version string of `receiver.json`.
+const VERSION: &str = concat!("airwaves ", env!("CARGO_PKG_VERSION"));
+
+/// `airwaves adsb` arguments.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AdsbArgs {
+    /// Where the samples come from (default: dongle 0).
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Decode a simulated sky around --lat/--lon instead of a receiver
+    /// (turns on --net and the web map on --http-port 8080).
+    #[arg(long, conflicts_with_all = ["fake_device", "ifile", "rtl_tcp", "net_only"])]
+    pub demo: bool,
+    /// Aircraft in the simulated sky.
+    #[arg(long, default_value_t = 40, requires = "demo")]
+    pub demo_aircraft: usize,
+    /// Random seed of the simulated sky.
+    #[arg(long, default_value_t = 1, requires = "demo")]
+    pub demo_seed: u64,
+    /// Sample rate, Hz: 2.4M (default) or 2.0M.
+    #[arg(long, default_value = "2.4M", value_parser = parse_hz)]
+    pub rate: u64,
+    /// Centre frequency, Hz.
+    #[arg(long, default_value = "1090M", value_parser = parse_hz)]
+    pub freq: u64,
+    /// Tuner gain in dB (nearest listed gain), or "auto".
+    #[arg(short = 'g', long, default_value = "auto")]
+    pub gain: String,
+    /// Frequency correction, ppm.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    pub ppm: i32,
+    /// Turn the bias tee (antenna power) on.
+    #[arg(long)]
+    pub bias_tee: bool,
+    /// Also decode Mode A/C replies.
+    #[arg(long)]
+    pub modeac: bool,
+    /// Receiver latitude, degrees north (with --lon): range rings,
+    /// distances, surface and single-frame positions.
+    #[arg(long, requires = "lon", allow_negative_numbers = true)]
+    pub lat: Option<f64>,
+    /// Receiver longitude, degrees east (with --lat).
+    #[arg(long, requires = "lat", allow_negative_numbers = true)]
+    pub lon: Option<f64>,
+    /// Turn on the network ports.
+    #[arg(long)]
+    pub net: bool,
+    /// No receiver: only network input (Beast on --net-bi-port and
+    /// beast_in connectors), aggregated to the outputs.
+    #[arg(long)]
+    pub net_only: bool,
+    /// Address the ports listen on (0.0.0.0 to share on the LAN).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub net_bind_address: IpAddr,
+    /// AVR (raw) output port, 0 to disable.
+    #[arg(long, default_value_t = 30002)]
+    pub net_ro_port: u16,
+    /// SBS (BaseStation) output port, 0 to disable.
+    #[arg(long, default_value_t = 30003)]
+    pub net_sbs_port: u16,
+    /// Beast input port, 0 to disable.
+    #[arg(long, default_value_t = 30004)]
+    pub net_bi_port: u16,
+    /// Beast output port, 0 to disable.
+    #[arg(long, default_value_t = 30005)]
+    pub net_bo_port: u16,
+    /// Outgoing connection HOST,PORT,PROTOCOL (beast_out, raw_out,
+    /// sbs_out, beast_in); repeatable; reconnects when lost.
+    #[arg(long, value_name = "HOST,PORT,PROTOCOL")]
+    pub net_connector: Vec<String>,
+    /// HTTP port for the web map, JSON and /metrics (default 8080 with
+    /// --demo, else off; 0 turns it off).
+    #[arg(long)]
+    pub http_port: Option<u16>,
+    /// Write aircraft.json, receiver.json and stats.json into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub write_json: Option<PathBuf>,
+    /// Seconds between JSON writes.
+    #[arg(long, default_value_t = 1.0)]
+    pub write_json_every: f64,
+    /// Basemap tile URL template for the web map ({z}/{x}/{y}), when online.
+    #[arg(long, value_name = "URL")]
+    pub tiles: Option<String>,
+    /// Show a table of aircraft on the terminal.
+    #[arg(long)]
+    pub interactive: bool,
+    /// No status line.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+}
+
+/// The open network side: hubs, listeners, connectors, Beast input.
+struct Network {
+    /// The output hubs (present with `--net`).
+    hubs: Option<OutputHubs>,
+    _listeners: Vec<ListenerHandle>,
+    connectors: Vec<ConnectorHandle>,
+    beast_rx: Option<Receiver<RemoteFrame>>,
+    beast_stats: BeastInStats,
+}
+
+impl Network {
+    /// The outputs somebody is connected to (nothing else is formatted).
+    fn outputs(&self) -> OutputSet {
+        match &self.hubs {
+            Some(h) => OutputSet {
+                avr: h.raw.clients() > 0,
+                beast: h.beast.clients() > 0,
+                sbs: h.sbs.clients() > 0,
+            },
+            None => OutputSet::default(),
+        }
+    }
+
+    fn clients(&self) -> Vec<(&'static str, usize)> {
+        match &self.hubs {
+            Some(h) => vec![
+                ("raw_out", h.raw.clients()),
+                ("sbs_out", h.sbs.clients()),
+                ("beast_out", h.beast.clients()),
+            ],
+            None => Vec::new(),
+        }
+    }
+
+    fn hubs(&self) -> impl Iterator<Item = &Hub> {
+        self.hubs
+            .iter()
+            .flat_map(|h| [&h.raw, &h.sbs, &h.beast].into_iter())
+    }
+}
+
+/// Run `airwaves adsb`.
+///
+/// # Errors
+/// A message for the user: bad options, a source that cannot open, a port
+/// that cannot be bound.
+pub fn run(args: &AdsbArgs) -> Result<(), String> {
+    let rate = u32::try_from(args.rate).map_err(|_| "sample rate out of range".to_string())?;
+    let receiver = match (args.lat, args.lon) {
+        (Some(lat), Some(lon)) => Some(Position::new(lat, lon)),
+        _ if args.demo => Some(DemoConfig::default().receiver),
+        _ => None,
+    };
+    let net_on = args.net || args.net_only || args.demo || !args.net_connector.is_empty();
+    let http_port = args
+        .http_port
+        .or(args.demo.then_some(8080))
+        .filter(|&p| p != 0);
+    if args.write_json_every.is_nan() || args.write_json_every <= 0.0 {
+        return Err("--write-json-every must be positive".into());
+    }
+    let lossless = args.source.ifile.is_some() && !args.source.throttle;
+    let start_unix_ms = unix_ms();
+    let clock = if lossless {
+        Clock::Samples { start_unix_ms }
+    } else {
+        Clock::Wall
+    };
+
+    let mut net = open_network(args, net_on)?;
+    let mut pipeline = Pipeline::new(PipelineConfig {
+        sample_rate: rate,
+        modeac: args.modeac,
+        receiver,
+        outputs: net.outputs(),
+        clock,
+    })
+    .map_err(|e| format!("airwaves adsb: {e}"))?;
+
+    let site = FeederSite::new();
+    let _http = match http_port {
+        Some(port) => {
+            let addr = SocketAddr::new(args.net_bind_address, port);
+            let h = serve_http(addr, Arc::new(site.clone()))
+                .map_err(|e| format!("airwaves adsb: HTTP port {addr}: {e}"))?;
+            if !args.quiet {
+                eprintln!("airwaves adsb: web map on http://{}/", h.local_addr());
+            }
+            Some(h)
+        }
+        None => None,
+    };
+
+    // With a file, give the connectors a chance to be up before reading.
+    if args.source.ifile.is_some() && !net.connectors.is_empty() {
+        let deadline = Instant::now() + CONNECTOR_WAIT;
+        for c in &net.connectors {
+            let left = deadline.saturating_duration_since(Instant::now());
+            c.wait_connected(left);
+        }
+    }
+
+    // Format what the clients connected by now want.
+    pipeline.set_outputs(net.outputs());
+    let shared = Arc::new(Shared::default());
+    let (producer, mut consumer) =
+        ring::ring(RING_BUFFERS, CHUNK).map_err(|e| format!("airwaves adsb: {e}"))?;
+    let source_thread = if args.net_only {
+        drop(producer);
+        None
+    } else {
+        let input = open_input(args, rate, receiver, start_unix_ms, lossless)?;
+        Some(
+            feed_source::spawn(input, producer, shared.clone(), args.quiet)
+                .map_err(|e| format!("airwaves adsb: cannot start the source thread: {e}"))?,
+        )
+    };
+
+    let receiver_info = ReceiverInfo {
+        version: VERSION,
+        refresh_ms: 1000,
+        history: 0,
+        position: receiver,
+        tiles: args.tiles.clone(),
+    };
+    let mut receiver_json = String::new();
+    write_receiver_json(&receiver_info, &mut receiver_json);
+    pipeline.advance_wall_clock(start_unix_ms);
+    let mut ticker = Ticker {
+        history: StatsHistory::new(start_unix_ms, *pipeline.counters()),
+        receiver_json: Arc::from(receiver_json.into_bytes()),
+        receiver,
+        shared: shared.clone(),
+    };
+
+    // Valid (empty) documents from the first request on.
+    site.publish(ticker.snapshot(&mut pipeline, &net, 0));
+    let started = Instant::now();
+    let mut console = Console {
+        quiet: args.quiet,
+        interactive: args.interactive,
+        tty: std::io::stderr().is_terminal(),
+        progress: lossless.then(|| {
+            let total_bytes = args
+                .source
+                .ifile
+                .as_deref()
+                .filter(|p| p.as_os_str() != "-")
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len());
+            (total_bytes, rate)
+        }),
+        last: Instant::now(),
+        frames_at_last: 0,
+        text: String::new(),
+    };
+    let mut last_tick = Instant::now();
+    let mut last_json_write: Option<Instant> = None;
+    let mut json_error_shown = false;
+    let mut source_thread = source_thread;
+    let mut source_done = source_thread.is_none();
+    let mut exit_error = None;
+    // I/Q waits briefly when Beast input must also be served.
+    let iq_wait = Duration::from_millis(if net.beast_rx.is_some() { 20 } else { 200 });
+
+    loop {
+        if !source_done {
+            match consumer.pop_timeout(iq_wait) {
+                Ok(buf) => pipeline.process_iq(&buf, unix_ms()),
+                Err(ring::PopError::Timeout) => {}
+                Err(_) => {
+                    // The source thread has ended: flush the demodulator.
+                    source_done = true;
+                    pipeline.finish();
+                    if let Some(h) = source_thread.take() {
+                        match h.join() {
+                            Ok(End::Finished) => {}
+                            Ok(End::Failed(e)) => {
+                                let msg = format!("airwaves adsb: source: {e}");
+                                if net.beast_rx.is_some() && args.source.ifile.is_none() {
+                                    eprintln!("{msg}; serving network input only");
+                                } else {
+                                    exit_error = Some(msg);
+                                }
+                            }
+                            Err(_) => {
+                                exit_error = Some("airwaves adsb: source thread panicked".into());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(rx) = &net.beast_rx {
+            // Without I/Q, wait on the network instead.
+            let first = if source_done {
+                rx.recv_timeout(Duration::from_millis(100)).ok()
+            } else {
+                rx.try_recv().ok()
+            };
+            if let Some(f) = first {
+                pipeline.process_remote(&f.message, unix_ms());
+                for f in rx.try_iter().take(BEAST_IN_QUEUE) {
+                    pipeline.process_remote(&f.message, unix_ms());
+                }
+            }
+        }
+        publish(&mut pipeline, &net, lossless);
+
+        // A file ends the run; a live source that failed leaves network
+        // input (if any) to serve.
+        let finished = source_done
+            && (args.source.ifile.is_some() || net.beast_rx.is_none() || exit_error.is_some());
+        let out_of_time = args
+            .duration
+            .is_some_and(|d| started.elapsed().as_secs_f64() >= d);
+        if last_tick.elapsed() < Duration::from_secs(1) && !finished && !out_of_time {
+            continue;
+        }
+        last_tick = Instant::now();
+        let dropped = consumer.stats().bytes_dropped / 2;
+        let snap = ticker.snapshot(&mut pipeline, &net, dropped);
+        if let Some(dir) = &args.write_json {
+            let due =
+                last_json_write.is_none_or(|t| t.elapsed().as_secs_f64() >= args.write_json_every);
+            if due || finished || out_of_time {
+                last_json_write = Some(Instant::now());
+                match write_json_dir(dir, &snap) {
+                    Err(e) if !json_error_shown => {
+                        eprintln!(
+                            "airwaves adsb: --write-json {}: {e} (still serving)",
+                            dir.display()
+                        );
+                        json_error_shown = true;
+                    }
+                    Err(_) => {}
+                    Ok(()) => json_error_shown = false,
+                }
+            }
+        }
+        site.publish(snap);
+        console.tick(&pipeline, &net, &shared, started, finished);
+        if finished || out_of_time {
+            break;
+        }
+    }
+    console.end();
+    shared.stop.store(true, Ordering::Relaxed);
+    drop(consumer);
+    // Let clients read what was published.
+    let deadline = Instant::now() + DRAIN;
+    for h in net.hubs() {
+        h.flush(deadline.saturating_duration_since(Instant::now()));
+    }
+    net.connectors.clear();
+    if let Some(h) = source_thread.take() {
+        let _ = h.join();
+    }
+    match exit_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Renders the once-a-second snapshot: JSON, stats, metrics.
+struct Ticker {
+    history: StatsHistory,
+    receiver_json: Arc<[u8]>,
+    receiver: Option<Position>,
+    shared: Arc<Shared>,
+}
+
+impl Ticker {
+    /// Expire aircraft, bring the measured counters (CPU, drops) up to
+    /// date and render every document. `ring_dropped` is the samples the
+    /// source thread could not queue.
+    fn snapshot(&mut self, pipeline: &mut Pipeline, net: &Network, ring_dropped: u64) -> Snapshot {
+        pipeline.advance_wall_clock(unix_ms());
+        let now = pipeline.now_ms();
+        pipeline.expire();
+        let c = pipeline.counters_mut();
+        c.cpu_demod_ms = cpu::thread_cpu_ms().unwrap_or(0);
+        c.cpu_reader_ms = self.shared.cpu_ms.load(Ordering::Relaxed);
+        let total = cpu::process_cpu_ms().unwrap_or(0);
+        c.cpu_background_ms = total.saturating_sub(c.cpu_demod_ms + c.cpu_reader_ms);
+        c.samples_dropped =
+            ring_dropped + self.shared.device_lost_bytes.load(Ordering::Relaxed) / 2;
+        c.remote.bad = net.beast_stats.counts().malformed;
+        let counters = *pipeline.counters();
+        self.history.record(now, &counters);
+        pipeline.counters_mut().clear_recent();
+        let mut a = String::with_capacity(64 * 1024);
+        write_aircraft_json(
+            pipeline.tracker(),
+            now,
+            counters.messages(),
+            self.receiver,
+            &mut a,
+        );
+        let mut s = String::with_capacity(8 * 1024);
+        self.history.write_stats_json(now, &counters, &mut s);
+        let mut m = String::with_capacity(8 * 1024);
+        write_metrics(&counters, pipeline.tracker(), now, &net.clients(), &mut m);
+        Snapshot {
+            aircraft: Arc::from(a.into_bytes()),
+            receiver: self.receiver_json.clone(),
+            stats: Arc::from(s.into_bytes()),
+            metrics: Arc::from(m.into_bytes()),
+        }
+    }
+}
+
+/// The status line, progress bar and interactive table.
+struct Console {
+    quiet: bool,
+    interactive: bool,
+    /// stderr is a terminal: redraw one line in place each second (else a
+    /// new line every 10 s).
+    tty: bool,
+    /// For a file read as fast as possible: its length in bytes and rate.
+    progress: Option<(Option<u64>, u32)>,
+    last: Instant,
+    frames_at_last: u64,
+    text: String,
+}
+
+impl Console {
+    fn tick(
+        &mut self,
+        pipeline: &Pipeline,
+        net: &Network,
+        shared: &Shared,
+        started: Instant,
+        finished: bool,
+    ) {
+        if self.quiet {
+            return;
+        }
+        if self.interactive {
+            self.text.clear();
+            console::interactive_table(
+                pipeline.tracker(),
+                pipeline.now_ms(),
+                pipeline.config().receiver,
+                40,
+                &mut self.text,
+            );
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(self.text.as_bytes());
+            let _ = out.flush();
+        }
+        self.text.clear();
+        if let (Some((total, rate)), true) = (self.progress, self.tty) {
+            let per_s = 2.0 * f64::from(rate);
+            let done = shared.bytes.load(Ordering::Relaxed) as f64 / per_s;
+            let total = total.map_or(done, |b| b as f64 / per_s);
+            self.text.push('\r');
+            console::progress_bar(done, total, started.elapsed().as_secs_f64(), &mut self.text);
+            eprint!("{}", self.text);
+            return;
+        }
+        if !(self.tty || finished || self.last.elapsed() >= Duration::from_secs(10)) {
+            return;
+        }
+        let c = pipeline.counters();
+        let t = pipeline.tracker();
+        let frames = c.messages();
+        let status = Status {
+            frames_per_s: (frames - self.frames_at_last.min(frames)) as f64
+                / self.last.elapsed().as_secs_f64().max(1e-3),
+            aircraft: t.len(),
+            with_position: t.iter().filter(|a| a.position().is_some()).count(),
+            positions: c.tracker.positions(),
+            signal_dbfs: c.mean_signal_dbfs().map_or(f32::NAN, |v| v as f32),
+            noise_dbfs: c.mean_noise_dbfs().map_or(f32::NAN, |v| v as f32),
+            dropped_samples: c.samples_dropped,
+            clients: net.clients().iter().map(|c| c.1).sum(),
+        };
+        self.frames_at_last = frames;
+        self.last = Instant::now();
+        if self.tty {
+            self.text.push('\r');
+            console::status_line(&status, &mut self.text);
+            self.text.push_str("\x1b[K");
+            eprint!("{}", self.text);
+        } else {
+            console::status_line(&status, &mut self.text);
+            eprintln!("{}", self.text);
+        }
+    }
+
+    fn end(&self) {
+        if self.tty && !self.quiet {
+            eprintln!();
+        }
+    }
+}
+
+/// Publish the pipeline's batches to the hubs and clear them. With
+/// `lossless` (a file replay) clients pace the replay instead of being
+/// dropped when they fall behind.
+fn publish(pipeline: &mut Pipeline, net: &Network, lossless: bool) {
+    if let Some(hubs) = &net.hubs {
+        let b = pipeline.batches();
+        for (hub, bytes) in [
+            (&hubs.raw, b.avr.as_slice()),
+            (&hubs.beast, b.beast.as_slice()),
+            (&hubs.sbs, b.sbs.as_bytes()),
+        ] {
+            if bytes.is_empty() {
+                continue;
+            }
+            if lossless {
+                hub.wait_for_room(bytes.len(), REPLAY_CLIENT_WAIT);
+            }
+            hub.publish(bytes);
+        }
+    }
+    pipeline.clear_batches();
+    pipeline.set_outputs(net.outputs());
+}
+
+/// Bind the enabled ports and start the connectors.
+fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
+    let mut net = Network {
+        hubs: None,
+        _listeners: Vec::new(),
+        connectors: Vec::new(),
+        beast_rx: None,
+        beast_stats: BeastInStats::default(),
+    };
+    if !on {
+        return Ok(net);
+    }
+    let specs = args
+        .net_connector
+        .iter()
+        .map(|s| {
+            s.parse::<ConnectorSpec>()
+                .map_err(|e| format!("airwaves adsb: --net-connector {s}: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let bind = |port: u16| SocketAddr::new(args.net_bind_address, port);
+    let bind_err = |what: &str, flag: &str, port: u16, e: std::io::Error| {
+        format!(
+            "airwaves adsb: {what} port {}: {e} (change it with --net-{flag}-port; 0 turns it off)",
+            bind(port)
+        )
+    };
+    let hubs = OutputHubs {
+        raw: Hub::new("raw-out", CLIENT_BUFFER),
+        sbs: Hub::new("sbs-out", CLIENT_BUFFER),
+        beast: Hub::new("beast-out", CLIENT_BUFFER),
+    };
+    for (hub, port, what, flag) in [
+        (&hubs.raw, args.net_ro_port, "AVR output", "ro"),
+        (&hubs.sbs, args.net_sbs_port, "SBS output", "sbs"),
+        (&hubs.beast, args.net_bo_port, "Beast output", "bo"),
+    ] {
+        if port != 0 {
+            let l = listen(bind(port), hub.clone()).map_err(|e| bind_err(what, flag, port, e))?;
+            if !args.quiet {
+                eprintln!("airwaves adsb: {what} on {}", l.local_addr());
+            }
+            net._listeners.push(l);
+        }
+    }
+    let wants_in = args.net_bi_port != 0
+        || specs
+            .iter()
+            .any(|s| s.protocol == ConnectorProtocol::BeastIn);
+    let (tx, rx) = sync_channel(BEAST_IN_QUEUE);
+    let sink = BeastInSink {
+        tx,
+        stats: net.beast_stats.clone(),
+    };
+    if wants_in {
+        net.beast_rx = Some(rx);
+    }
+    if args.net_bi_port != 0 {
+        let port = args.net_bi_port;
+        let l = listen_beast_in(bind(port), sink.clone())
+            .map_err(|e| bind_err("Beast input", "bi", port, e))?;
+        if !args.quiet {
+            eprintln!("airwaves adsb: Beast input on {}", l.local_addr());
+        }
+        net._listeners.push(l);
+    }
+    for spec in specs {
+        let c = spawn_connector(spec.clone(), &hubs, &sink)
+            .map_err(|e| format!("airwaves adsb: --net-connector {spec}: {e}"))?;
+        net.connectors.push(c);
+    }
+    net.hubs = Some(hubs);
+    Ok(net)
+}
+
+/// Open the source the arguments name.
+fn open_input(
+    args: &AdsbArgs,
+    rate: u32,
+    receiver: Option<Position>,
+    start_unix_ms: u64,
+    lossless: bool,
+) -> Result<Input, String> {
+    if args.demo {
+        let config = DemoConfig {
+            receiver: receiver.unwrap_or(DemoConfig::default().receiver),
+            sample_rate: f64::from(rate),
+            aircraft: args.demo_aircraft,
+            seed: args.demo_seed,
+            ..DemoConfig::default()
+        };
+        let sky = DemoSky::new(&config, start_unix_ms)
+            .map_err(|e| format!("airwaves adsb --demo: {e}"))?;
+        if !args.quiet {
+            eprintln!(
+                "airwaves adsb: simulated sky, {} aircraft around {:.4}, {:.4}",
+                args.demo_aircraft, config.receiver.lat, config.receiver.lon
+            );
+        }
+        return Ok(Input::Demo {
+            sky: Box::new(sky),
+            sample_rate: f64::from(rate),
+        });
+    }
+    let gain = parse_gain(&args.gain)?;
+    let tuning = Tuning {
+        freq: Some(args.freq),
+        rate,
+        gain,
+        ppm: args.ppm,
+        bias_tee: args.bias_tee,
+        test_mode: false,
+    };
+    let source = Source::open(&args.source, &tuning).map_err(|e| {
+        if args.source.ifile.is_none() && args.source.rtl_tcp.is_none() {
+            format!(
+                "airwaves adsb: {e}\n(no dongle? `airwaves adsb --demo` runs a simulated sky; \
+                 --ifile FILE.cu8 decodes a recording; --rtl-tcp HOST:PORT reads a server)"
+            )
+        } else {
+            format!("airwaves adsb: {e}")
+        }
+    })?;
+    if !args.quiet {
+        eprintln!("airwaves adsb: reading {}", source.description());
+    }
+    let reopen = args
+        .source
+        .rtl_tcp
+        .is_some()
+        .then(|| (args.source.clone(), tuning));
+    Ok(Input::Radio {
+        source: Box::new(source),
+        reopen,
+        lossless,
+    })
+}
+
+/// Write the snapshot's JSON into `dir`, each file through a temporary
+/// name and a rename so readers never see half a file.
+fn write_json_dir(dir: &Path, snap: &Snapshot) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for (name, body) in [
+        ("aircraft.json", &snap.aircraft),
+        ("receiver.json", &snap.receiver),
+        ("stats.json", &snap.stats),
+    ] {
+        let tmp = dir.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, body)?;
+        std::fs::rename(&tmp, dir.join(name))?;
+    }
+    Ok(())
+}
+
+/// Wall-clock time, unix ms.
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}

@@ -1,0 +1,73 @@
+//! What the feeder's HTTP port serves: the built-in web map, the JSON
+//! of the last snapshot, and Prometheus metrics.
+//!
+//! | path | content |
+//! |---|---|
+//! | `/`, `/index.html`, other assets | the web map ([`crate::web`]) |
+//! | `/data/aircraft.json` (also `/aircraft.json`) | readsb / dump1090-fa `aircraft.json` |
+//! | `/data/receiver.json` (also `/receiver.json`) | `receiver.json` |
+//! | `/data/stats.json` (also `/stats.json`) | `stats.json` |
+//! | `/metrics` | Prometheus text format 0.0.4 |
+//!
+//! The decode thread renders a new [`Snapshot`] about once a second and
+//! swaps it in; a request clones the `Arc` of the body it needs, so HTTP
+//! never waits on decoding and decoding never waits on HTTP.
+
+use crate::net::http::{Response, Site};
+use std::sync::{Arc, RwLock};
+
+/// Rendered JSON documents and metrics, shared with the HTTP threads.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// `aircraft.json`.
+    pub aircraft: Arc<[u8]>,
+    /// `receiver.json`.
+    pub receiver: Arc<[u8]>,
+    /// `stats.json`.
+    pub stats: Arc<[u8]>,
+    /// Prometheus metrics.
+    pub metrics: Arc<[u8]>,
+}
+
+/// The feeder's [`Site`].
+#[derive(Debug, Clone, Default)]
+pub struct FeederSite {
+    snapshot: Arc<RwLock<Snapshot>>,
+}
+
+impl FeederSite {
+    /// A site with an empty snapshot.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replace the snapshot.
+    pub fn publish(&self, s: Snapshot) {
+        // A poisoned lock only means a panicking writer: take it anyway.
+        let mut g = self.snapshot.write().unwrap_or_else(|e| e.into_inner());
+        *g = s;
+    }
+
+    fn current(&self) -> Snapshot {
+        self.snapshot
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Site for FeederSite {
+    fn get(&self, path: &str, _query: &str) -> Option<Response> {
+        let json = |body: Arc<[u8]>| Some(Response::json(body.to_vec()));
+        match path {
+            "/data/aircraft.json" | "/aircraft.json" => json(self.current().aircraft),
+            "/data/receiver.json" | "/receiver.json" => json(self.current().receiver),
+            "/data/stats.json" | "/stats.json" => json(self.current().stats),
+            "/metrics" => Some(Response {
+                content_type: "text/plain; version=0.0.4; charset=utf-8",
+                ..Response::text(200, self.current().metrics.to_vec())
+            }),
+            _ => crate::web::asset(path).map(|a| Response::static_file(a.content_type, a.bytes)),
+        }
+    }
+}

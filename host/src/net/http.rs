@@ -1,0 +1,1162 @@
+//! A small HTTP/1.1 server for the JSON feeds, `/metrics` and the map.
+//!
+//! What it serves comes from a [`Site`]; the server does the protocol:
+//!
+//! - `GET` and `HEAD` only (others get 405 with `Allow: GET, HEAD`);
+//!   HTTP/1.0 and 1.1 (other versions 505); keep-alive (1.1 by default,
+//!   1.0 with `Connection: keep-alive`) and pipelining;
+//! - the request head (request line and headers) must fit [`MAX_HEAD`]
+//!   bytes (else 431) and arrive within [`REQUEST_TIMEOUT`] (else 408);
+//!   an idle keep-alive connection is closed after [`REQUEST_TIMEOUT`];
+//! - requests with a body (`Content-Length` > 0 or `Transfer-Encoding`)
+//!   and HTTP/1.1 requests without `Host` get 400;
+//! - the path is percent-decoded and normalised before the [`Site`] sees
+//!   it: empty and `.` segments are removed, a `..` segment gives 404, and
+//!   NUL, backslash, other control characters, invalid percent-encoding
+//!   and invalid UTF-8 give 400. So the site only ever sees paths that
+//!   start with `/`, contain none of those, and no `//`, `/./` or `/../`;
+//! - every response has `Content-Length`; JSON responses have
+//!   `Access-Control-Allow-Origin: *` (as tar1090 expects);
+//! - at most [`MAX_CONNECTIONS`] connections, each on its own thread; the
+//!   excess gets 503 and is closed;
+//! - a [`Site`] that panics gives 500.
+//!
+//! A request the parser rejects gets its error response and the connection
+//! is closed; a 404 from the [`Site`] keeps it open.
+//!
+//! The request parser, [`parse_request`], is a pure function over bytes.
+
+use super::listener::{Acceptor, ConnectionSlot, ListenerHandle, spawn_acceptor};
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Largest request head (request line, headers and the blank line), bytes.
+pub const MAX_HEAD: usize = 8 * 1024;
+
+/// Most connections served at once.
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// Longest wait for a complete request head (and for an idle keep-alive
+/// connection's next request); also the send timeout.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a refused (503) connection is kept half-open so its client can
+/// read the answer before the close.
+const REFUSED_LINGER: Duration = Duration::from_secs(1);
+
+/// A response from a [`Site`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// Status code, 200–599 (anything else is sent as 500).
+    pub status: u16,
+    /// `Content-Type`, e.g. `application/json`. JSON types get
+    /// `Access-Control-Allow-Origin: *`.
+    pub content_type: &'static str,
+    /// The body (sent for `GET`, its length only for `HEAD`).
+    pub body: Cow<'static, [u8]>,
+    /// `true`: `Cache-Control: max-age=3600` (static files); `false`:
+    /// `Cache-Control: no-cache` (live data).
+    pub cache: bool,
+}
+
+impl Response {
+    /// A 200 response of live (uncached) JSON.
+    ///
+    /// ```
+    /// use airwaves::net::http::Response;
+    /// let r = Response::json(b"{}".to_vec());
+    /// assert_eq!((r.status, r.content_type, r.cache), (200, "application/json", false));
+    /// ```
+    pub fn json(body: Vec<u8>) -> Self {
+        Self {
+            status: 200,
+            content_type: "application/json",
+            body: Cow::Owned(body),
+            cache: false,
+        }
+    }
+
+    /// A 200 response of static, cacheable content.
+    pub fn static_file(content_type: &'static str, body: &'static [u8]) -> Self {
+        Self {
+            status: 200,
+            content_type,
+            body: Cow::Borrowed(body),
+            cache: true,
+        }
+    }
+
+    /// A plain-text response with `status`, not cached.
+    pub fn text(status: u16, body: impl Into<Cow<'static, [u8]>>) -> Self {
+        Self {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: body.into(),
+            cache: false,
+        }
+    }
+}
+
+/// What the server serves. Called from connection threads, concurrently.
+pub trait Site: Send + Sync + 'static {
+    /// The resource at `path` (percent-decoded and normalised, see the
+    /// module docs) with the raw `query` (after `?`, not decoded, may be
+    /// empty); `None` gives 404.
+    fn get(&self, path: &str, query: &str) -> Option<Response>;
+}
+
+/// A request method the server serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// `GET`.
+    Get,
+    /// `HEAD`: as `GET` without the body.
+    Head,
+}
+
+/// HTTP version of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// `HTTP/1.0`.
+    Http10,
+    /// `HTTP/1.1`.
+    Http11,
+}
+
+/// A parsed request head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The method.
+    pub method: Method,
+    /// The version.
+    pub version: Version,
+    /// The normalised, percent-decoded path (starts with `/`).
+    pub path: String,
+    /// The raw query (after `?`), possibly empty.
+    pub query: String,
+    /// Whether the connection stays open after the response.
+    pub keep_alive: bool,
+    /// Bytes of the input the head took (including leading blank lines
+    /// and the blank line that ends it).
+    pub head_len: usize,
+}
+
+/// What is wrong with a request, by the status it gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpError {
+    /// No blank line ending the head yet (read more).
+    Incomplete,
+    /// 400: malformed; the reason is for the response body.
+    BadRequest(&'static str),
+    /// 404: the path leaves the root (a `..` segment).
+    Traversal,
+    /// 405: a well-formed method other than `GET` and `HEAD`.
+    MethodNotAllowed,
+    /// 431: the head is longer than [`MAX_HEAD`].
+    HeadTooLarge,
+    /// 505: a well-formed `HTTP/x.y` other than 1.0 and 1.1.
+    VersionNotSupported,
+}
+
+impl HttpError {
+    /// The status code of the response (0 for [`HttpError::Incomplete`]).
+    pub const fn status(self) -> u16 {
+        match self {
+            Self::Incomplete => 0,
+            Self::BadRequest(_) => 400,
+            Self::Traversal => 404,
+            Self::MethodNotAllowed => 405,
+            Self::HeadTooLarge => 431,
+            Self::VersionNotSupported => 505,
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Incomplete => f.write_str("incomplete request head"),
+            Self::BadRequest(why) => write!(f, "bad request: {why}"),
+            Self::Traversal => f.write_str("path leaves the root"),
+            Self::MethodNotAllowed => f.write_str("method not allowed (GET and HEAD only)"),
+            Self::HeadTooLarge => write!(f, "request head longer than {MAX_HEAD} bytes"),
+            Self::VersionNotSupported => {
+                f.write_str("HTTP version not supported (1.0 and 1.1 only)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HttpError {}
+
+/// Length of the request head at the start of `buf` (through the blank
+/// line that ends it, CRLF or bare LF line ends, blank lines before the
+/// request line skipped), or `None` if it is not complete.
+pub fn find_head_end(buf: &[u8]) -> Option<usize> {
+    let start = buf.iter().position(|&b| b != b'\r' && b != b'\n')?;
+    let mut line_start = start;
+    for (i, &b) in buf.iter().enumerate().skip(start) {
+        if b == b'\n' {
+            let line = buf.get(line_start..i)?;
+            if line.is_empty() || line == b"\r" {
+                return Some(i + 1);
+            }
+            line_start = i + 1;
+        }
+    }
+    None
+}
+
+/// `tchar` of RFC 9110: the characters of a method or header name.
+fn is_token(s: &[u8]) -> bool {
+    !s.is_empty()
+        && s.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Parse the request head at the start of `buf` (bytes after it, e.g. a
+/// pipelined request, are ignored; see [`Request::head_len`]).
+///
+/// ```
+/// use airwaves::net::http::{parse_request, HttpError, Method};
+/// let r = parse_request(b"GET /data/%61ircraft.json?x=1 HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+/// assert_eq!((r.method, r.path.as_str(), r.query.as_str()), (Method::Get, "/data/aircraft.json", "x=1"));
+/// assert_eq!(parse_request(b"GET /../etc/passwd HTTP/1.1\r\nHost: a\r\n\r\n"), Err(HttpError::Traversal));
+/// ```
+///
+/// # Errors
+///
+/// See [`HttpError`]; the first problem found is reported, in the order:
+/// size, request line, version, method, target, headers.
+pub fn parse_request(buf: &[u8]) -> Result<Request, HttpError> {
+    let Some(head_len) = find_head_end(buf) else {
+        // Reject what can never become a request line without waiting for
+        // the rest.
+        let start = buf
+            .iter()
+            .position(|&b| b != b'\r' && b != b'\n')
+            .unwrap_or(buf.len());
+        let first = buf.get(start..).unwrap_or_default();
+        let line = first.split(|&b| b == b'\n').next().unwrap_or_default();
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !line.iter().all(|&b| (0x20..=0x7E).contains(&b)) {
+            return Err(HttpError::BadRequest("bad bytes in the request line"));
+        }
+        return Err(if buf.len() >= MAX_HEAD {
+            HttpError::HeadTooLarge
+        } else {
+            HttpError::Incomplete
+        });
+    };
+    if head_len > MAX_HEAD {
+        return Err(HttpError::HeadTooLarge);
+    }
+    let start = buf
+        .iter()
+        .position(|&b| b != b'\r' && b != b'\n')
+        .unwrap_or(0);
+    let head = buf.get(start..head_len).unwrap_or_default();
+    let mut lines = head
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    let request_line = lines.next().unwrap_or_default();
+    if request_line.contains(&b'\r') {
+        return Err(HttpError::BadRequest("stray CR in the request line"));
+    }
+    let mut parts = request_line.split(|&b| b == b' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(HttpError::BadRequest(
+            "request line is not METHOD SP TARGET SP VERSION",
+        ));
+    };
+    let version = parse_version(version)?;
+    let method = match method {
+        b"GET" => Method::Get,
+        b"HEAD" => Method::Head,
+        m if is_token(m) => return Err(HttpError::MethodNotAllowed),
+        _ => return Err(HttpError::BadRequest("bad method")),
+    };
+    let (path, query) = parse_target(target)?;
+    let headers = parse_headers(lines)?;
+    if version == Version::Http11 && headers.hosts == 0 {
+        return Err(HttpError::BadRequest("HTTP/1.1 request without Host"));
+    }
+    let keep_alive = match version {
+        Version::Http11 => !headers.close,
+        Version::Http10 => headers.keep_alive && !headers.close,
+    };
+    Ok(Request {
+        method,
+        version,
+        path,
+        query,
+        keep_alive,
+        head_len,
+    })
+}
+
+fn parse_version(v: &[u8]) -> Result<Version, HttpError> {
+    match v {
+        b"HTTP/1.1" => Ok(Version::Http11),
+        b"HTTP/1.0" => Ok(Version::Http10),
+        [b'H', b'T', b'T', b'P', b'/', major, b'.', minor]
+            if major.is_ascii_digit() && minor.is_ascii_digit() =>
+        {
+            Err(HttpError::VersionNotSupported)
+        }
+        _ => Err(HttpError::BadRequest("bad HTTP version")),
+    }
+}
+
+/// Split the request target into the normalised path and the raw query.
+fn parse_target(target: &[u8]) -> Result<(String, String), HttpError> {
+    if !target.iter().all(|&b| (0x21..=0x7E).contains(&b)) {
+        return Err(HttpError::BadRequest("bad character in the target"));
+    }
+    // Absolute form (`http://host/path`): keep the path.
+    let target = match target
+        .strip_prefix(b"http://")
+        .or_else(|| target.strip_prefix(b"https://"))
+    {
+        Some(rest) => match rest.iter().position(|&b| b == b'/' || b == b'?') {
+            Some(i) if rest.get(i) == Some(&b'/') => rest.get(i..).unwrap_or_default(),
+            _ => b"/",
+        },
+        None => target,
+    };
+    if target.contains(&b'#') {
+        return Err(HttpError::BadRequest("fragment in the target"));
+    }
+    let (raw_path, query) = match target.iter().position(|&b| b == b'?') {
+        Some(i) => (
+            target.get(..i).unwrap_or_default(),
+            target.get(i + 1..).unwrap_or_default(),
+        ),
+        None => (target, &b""[..]),
+    };
+    if raw_path.first() != Some(&b'/') {
+        return Err(HttpError::BadRequest("target does not start with /"));
+    }
+    let decoded = percent_decode(raw_path)?;
+    if decoded.iter().any(|&b| b == b'\\' || b < 0x20 || b == 0x7F) {
+        return Err(HttpError::BadRequest(
+            "control character or backslash in the path",
+        ));
+    }
+    let decoded =
+        String::from_utf8(decoded).map_err(|_| HttpError::BadRequest("path is not UTF-8"))?;
+    let mut path = String::with_capacity(decoded.len());
+    for segment in decoded.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => return Err(HttpError::Traversal),
+            s => {
+                path.push('/');
+                path.push_str(s);
+            }
+        }
+    }
+    if path.is_empty() || decoded.ends_with('/') || decoded.ends_with("/.") {
+        path.push('/');
+    }
+    // The query is ASCII: checked above.
+    let query = String::from_utf8_lossy(query).into_owned();
+    Ok((path, query))
+}
+
+fn percent_decode(s: &[u8]) -> Result<Vec<u8>, HttpError> {
+    fn hex(b: u8) -> Option<u8> {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.iter();
+    while let Some(&b) = bytes.next() {
+        if b == b'%' {
+            let (Some(hi), Some(lo)) = (
+                bytes.next().copied().and_then(hex),
+                bytes.next().copied().and_then(hex),
+            ) else {
+                return Err(HttpError::BadRequest("bad percent-encoding"));
+            };
+            out.push(hi << 4 | lo);
+        } else {
+            out.push(b);
+        }
+    }
+    Ok(out)
+}
+
+/// What the server needs from the headers.
+#[derive(Debug, Default)]
+struct Headers {
+    hosts: usize,
+    close: bool,
+    keep_alive: bool,
+}
+
+fn parse_headers<'a>(lines: impl Iterator<Item = &'a [u8]>) -> Result<Headers, HttpError> {
+    let mut h = Headers::default();
+    for line in lines {
+        if line.is_empty() {
+            break;
+        }
+        if line.first().is_some_and(|&b| b == b' ' || b == b'\t') {
+            return Err(HttpError::BadRequest("folded header line"));
+        }
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            return Err(HttpError::BadRequest("header line without a colon"));
+        };
+        let (name, value) = (
+            line.get(..colon).unwrap_or_default(),
+            line.get(colon + 1..).unwrap_or_default(),
+        );
+        if !is_token(name) {
+            return Err(HttpError::BadRequest("bad header name"));
+        }
+        if value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7F) {
+            return Err(HttpError::BadRequest("control character in a header value"));
+        }
+        let value = value.trim_ascii();
+        if name.eq_ignore_ascii_case(b"host") {
+            h.hosts += 1;
+            if h.hosts > 1 {
+                return Err(HttpError::BadRequest("more than one Host"));
+            }
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            for option in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
+                h.close |= option.eq_ignore_ascii_case(b"close");
+                h.keep_alive |= option.eq_ignore_ascii_case(b"keep-alive");
+            }
+        } else if name.eq_ignore_ascii_case(b"content-length") {
+            if !value.iter().all(u8::is_ascii_digit) || value.is_empty() {
+                return Err(HttpError::BadRequest("bad Content-Length"));
+            }
+            if value.iter().any(|&b| b != b'0') {
+                return Err(HttpError::BadRequest("request with a body"));
+            }
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            return Err(HttpError::BadRequest("request with a body"));
+        }
+    }
+    Ok(h)
+}
+
+/// The reason phrase of a status code.
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        204 => "No Content",
+        301 => "Moved Permanently",
+        302 => "Found",
+        304 => "Not Modified",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        505 => "HTTP Version Not Supported",
+        _ => "Status",
+    }
+}
+
+/// `time` as an HTTP date (IMF-fixdate, RFC 9110 §5.6.7), e.g.
+/// `Sun, 06 Nov 1994 08:49:37 GMT`. Times before 1970 give the epoch.
+pub fn http_date(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (proleptic Gregorian), in
+    // 400-year eras of 146 097 days counted from 0000-03-01.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let weekday = WEEKDAYS.get((days % 7) as usize).copied().unwrap_or("Thu");
+    let month = MONTHS.get((month - 1) as usize).copied().unwrap_or("Jan");
+    format!(
+        "{weekday}, {day:02} {month} {year} {:02}:{:02}:{:02} GMT",
+        rem / 3_600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Write one response. `body: false` for `HEAD` (length still sent).
+fn write_response(
+    out: &mut impl Write,
+    response: &Response,
+    body: bool,
+    keep_alive: bool,
+) -> io::Result<()> {
+    let status = if (200..=599).contains(&response.status) {
+        response.status
+    } else {
+        500
+    };
+    let mut head = format!(
+        "HTTP/1.1 {status} {}\r\nServer: airwaves\r\nDate: {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: {}\r\n",
+        reason(status),
+        http_date(SystemTime::now()),
+        response.content_type,
+        response.body.len(),
+        if response.cache {
+            "max-age=3600"
+        } else {
+            "no-cache"
+        },
+    );
+    if response.content_type.starts_with("application/json") {
+        head.push_str("Access-Control-Allow-Origin: *\r\n");
+    }
+    if status == 405 {
+        head.push_str("Allow: GET, HEAD\r\n");
+    }
+    head.push_str(if keep_alive {
+        "Connection: keep-alive\r\n\r\n"
+    } else {
+        "Connection: close\r\n\r\n"
+    });
+    let mut bytes = head.into_bytes();
+    if body {
+        bytes.extend_from_slice(&response.body);
+    }
+    out.write_all(&bytes)?;
+    out.flush()
+}
+
+fn error_response(status: u16, message: &str) -> Response {
+    Response::text(
+        status,
+        format!("{status} {}: {message}\n", reason(status)).into_bytes(),
+    )
+}
+
+/// What the connection does after the request it just read.
+enum Next {
+    KeepAlive,
+    Close,
+}
+
+/// Answer one parsed request from the site.
+fn respond(stream: &mut TcpStream, site: &dyn Site, request: &Request) -> io::Result<Next> {
+    let answer = catch_unwind(AssertUnwindSafe(|| site.get(&request.path, &request.query)));
+    let (response, keep_alive) = match answer {
+        Ok(Some(r)) => (r, request.keep_alive),
+        Ok(None) => (error_response(404, "no such resource"), request.keep_alive),
+        Err(_) => (error_response(500, "the site failed"), false),
+    };
+    write_response(stream, &response, request.method == Method::Get, keep_alive)?;
+    Ok(if keep_alive {
+        Next::KeepAlive
+    } else {
+        Next::Close
+    })
+}
+
+/// Serve requests on one connection until it closes, errs or times out.
+fn serve_connection(
+    mut stream: TcpStream,
+    site: &dyn Site,
+    slot: &ConnectionSlot,
+) -> io::Result<()> {
+    stream.set_nodelay(true)?;
+    stream.set_read_timeout(Some(REQUEST_TIMEOUT))?;
+    stream.set_write_timeout(Some(REQUEST_TIMEOUT))?;
+    let mut buf = vec![0u8; MAX_HEAD];
+    let mut filled = 0;
+    while !slot.stopping() {
+        let begun = Instant::now();
+        // Read until the head is complete (or cannot become a request).
+        while matches!(
+            parse_request(buf.get(..filled).unwrap_or_default()),
+            Err(HttpError::Incomplete)
+        ) {
+            let left = REQUEST_TIMEOUT.saturating_sub(begun.elapsed());
+            if left.is_zero() {
+                return write_response(
+                    &mut stream,
+                    &error_response(408, "request head too slow"),
+                    true,
+                    false,
+                );
+            }
+            stream.set_read_timeout(Some(left))?;
+            match stream.read(buf.get_mut(filled..).unwrap_or_default()) {
+                Ok(0) => return Ok(()),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    // An idle keep-alive connection just closes.
+                    if filled == 0 {
+                        return Ok(());
+                    }
+                    return write_response(
+                        &mut stream,
+                        &error_response(408, "request head too slow"),
+                        true,
+                        false,
+                    );
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let request = match parse_request(buf.get(..filled).unwrap_or_default()) {
+            Ok(r) => r,
+            Err(e) => {
+                return write_response(
+                    &mut stream,
+                    &error_response(e.status(), &e.to_string()),
+                    true,
+                    false,
+                );
+            }
+        };
+        let next = respond(&mut stream, site, &request)?;
+        buf.copy_within(request.head_len..filled, 0);
+        filled -= request.head_len;
+        if let Next::Close = next {
+            break;
+        }
+    }
+    let _ = stream.shutdown(Shutdown::Write);
+    Ok(())
+}
+
+struct HttpAcceptor {
+    site: Arc<dyn Site>,
+    /// Refused connections kept open a moment so the 503 is read.
+    lingering: VecDeque<(Instant, TcpStream)>,
+}
+
+impl Acceptor for HttpAcceptor {
+    fn accept(&mut self, stream: TcpStream, peer: SocketAddr, slot: ConnectionSlot) {
+        let site = Arc::clone(&self.site);
+        let spawned = thread::Builder::new().name("http".into()).spawn(move || {
+            if let Err(e) = serve_connection(stream, &*site, &slot) {
+                // Resets and broken pipes are the client's business.
+                if !matches!(
+                    e.kind(),
+                    io::ErrorKind::ConnectionReset
+                        | io::ErrorKind::BrokenPipe
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::WouldBlock
+                ) {
+                    eprintln!("http: {peer}: {e}");
+                }
+            }
+        });
+        if let Err(e) = spawned {
+            eprintln!("http: cannot start a connection thread: {e}");
+        }
+    }
+
+    fn refuse(&mut self, stream: TcpStream) {
+        self.idle();
+        // Read what already arrived (so the close is not a reset), answer,
+        // and keep the socket a moment. Nothing here can block: the socket
+        // is non-blocking and the answer fits any send buffer.
+        if stream.set_nonblocking(true).is_err() {
+            return;
+        }
+        let mut scratch = [0u8; 1024];
+        for _ in 0..MAX_HEAD / scratch.len() {
+            if !matches!((&stream).read(&mut scratch), Ok(n) if n > 0) {
+                break;
+            }
+        }
+        let _ = write_response(
+            &mut &stream,
+            &error_response(503, "too many connections"),
+            true,
+            false,
+        );
+        let _ = stream.shutdown(Shutdown::Write);
+        if self.lingering.len() >= MAX_CONNECTIONS {
+            self.lingering.pop_front();
+        }
+        self.lingering.push_back((Instant::now(), stream));
+    }
+
+    fn idle(&mut self) {
+        while self
+            .lingering
+            .front()
+            .is_some_and(|(t, _)| t.elapsed() > REFUSED_LINGER)
+        {
+            self.lingering.pop_front();
+        }
+    }
+}
+
+/// Serve `site` over HTTP on `addr` (see the module docs).
+///
+/// # Errors
+///
+/// Binding `addr` or starting the accept thread failed.
+pub fn serve_http(addr: SocketAddr, site: Arc<dyn Site>) -> io::Result<ListenerHandle> {
+    spawn_acceptor(
+        addr,
+        "http",
+        MAX_CONNECTIONS,
+        HttpAcceptor {
+            site,
+            lingering: VecDeque::new(),
+        },
+    )
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use std::sync::Mutex;
+
+    fn get(target: &str) -> Vec<u8> {
+        format!("GET {target} HTTP/1.1\r\nHost: test\r\n\r\n").into_bytes()
+    }
+
+    fn path_of(target: &str) -> Result<String, HttpError> {
+        parse_request(&get(target)).map(|r| r.path)
+    }
+
+    #[test]
+    fn test_parse_ok() {
+        let r = parse_request(b"GET /data/aircraft.json?a=1&b=%zz HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\nGET /next").unwrap();
+        assert_eq!(r.method, Method::Get);
+        assert_eq!(r.version, Version::Http11);
+        assert_eq!(r.path, "/data/aircraft.json");
+        assert_eq!(r.query, "a=1&b=%zz");
+        assert!(r.keep_alive);
+        assert_eq!(r.head_len, 68);
+        let r = parse_request(b"\r\nHEAD / HTTP/1.0\nConnection: Keep-Alive\n\n").unwrap();
+        assert_eq!(
+            (r.method, r.version, r.path.as_str(), r.keep_alive),
+            (Method::Head, Version::Http10, "/", true)
+        );
+        assert_eq!(r.head_len, 42);
+        let r = parse_request(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+        assert!(!r.keep_alive);
+        let r = parse_request(
+            b"GET / HTTP/1.1\r\nHost: x\r\nConnection: foo, close\r\nContent-Length: 0\r\n\r\n",
+        )
+        .unwrap();
+        assert!(!r.keep_alive);
+        let r = parse_request(b"GET http://example.com:8080/a/b?q HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        assert_eq!((r.path.as_str(), r.query.as_str()), ("/a/b", "q"));
+        let r = parse_request(b"GET http://example.com HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        assert_eq!(r.path, "/");
+    }
+
+    #[test]
+    fn test_parse_paths() {
+        for (target, want) in [
+            ("/", "/"),
+            ("//etc/passwd", "/etc/passwd"),
+            ("/a/./b/", "/a/b/"),
+            ("/a/.", "/a/"),
+            ("/./", "/"),
+            ("/web//index.html", "/web/index.html"),
+            ("/%7Euser/%41", "/~user/A"),
+            ("/caf%C3%A9", "/café"),
+            ("/a%2Fb", "/a/b"),
+            ("/...", "/..."),
+            ("/a..b", "/a..b"),
+        ] {
+            assert_eq!(path_of(target).as_deref(), Ok(want), "{target}");
+        }
+        for target in [
+            "/../../etc/passwd",
+            "/%2e%2e/",
+            "/web/..%2f..",
+            "/a/..",
+            "/%2E%2E",
+            "/a/%2e./b",
+        ] {
+            assert_eq!(path_of(target), Err(HttpError::Traversal), "{target}");
+        }
+        for target in [
+            "/%zz", "/%4", "/%", "/a%00b", "/a%5cb", "/a\\b", "/%ff", "/a%0a", "*", "a/b",
+            "/x#frag",
+        ] {
+            assert_eq!(
+                path_of(target).map_err(HttpError::status),
+                Err(400),
+                "{target}"
+            );
+        }
+    }
+
+    #[test]
+    fn test_parse_errors() {
+        let status = |raw: &[u8]| parse_request(raw).map(|_| ()).map_err(HttpError::status);
+        assert_eq!(
+            parse_request(b"GET / HTTP/1.1\r\nHost: x\r\n"),
+            Err(HttpError::Incomplete)
+        );
+        assert_eq!(parse_request(b""), Err(HttpError::Incomplete));
+        assert_eq!(parse_request(b"\r\n\r\n"), Err(HttpError::Incomplete));
+        assert_eq!(status(b"\x00\x01 junk"), Err(400));
+        assert_eq!(status(b"GET /\r\n\r\n"), Err(400));
+        assert_eq!(status(b"GET  / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(400));
+        assert_eq!(status(b"GET / HTTP/1.1 \r\nHost: x\r\n\r\n"), Err(400));
+        assert_eq!(status(b"GET / HTTP/1\r\nHost: x\r\n\r\n"), Err(400));
+        assert_eq!(status(b"GET / http/1.1\r\nHost: x\r\n\r\n"), Err(400));
+        assert_eq!(status(b"GET / HTTP/2.0\r\nHost: x\r\n\r\n"), Err(505));
+        assert_eq!(status(b"POST / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(405));
+        assert_eq!(status(b"get / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(405));
+        assert_eq!(status(b"G(T / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(400));
+        assert_eq!(status(b"GET / HTTP/1.1\r\n\r\n"), Err(400));
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: x\r\nBad Name: v\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(
+            status(b"GET / HTTP/1.1\r\nHost: x\r\nA: b\x01c\r\n\r\n"),
+            Err(400)
+        );
+        assert_eq!(status(b"GET /\r HTTP/1.1\r\nHost: x\r\n\r\n"), Err(400));
+        let mut big = b"GET / HTTP/1.1\r\nHost: x\r\nX: ".to_vec();
+        big.resize(MAX_HEAD, b'a');
+        assert_eq!(parse_request(&big), Err(HttpError::HeadTooLarge));
+        big.extend_from_slice(b"\r\n\r\n");
+        assert_eq!(parse_request(&big), Err(HttpError::HeadTooLarge));
+        assert_eq!(
+            HttpError::MethodNotAllowed.to_string(),
+            "method not allowed (GET and HEAD only)"
+        );
+    }
+
+    /// Random inputs near valid requests: no panic, and every accepted
+    /// path is clean.
+    #[test]
+    fn test_http_date() {
+        let at = |secs| http_date(UNIX_EPOCH + Duration::from_secs(secs));
+        assert_eq!(at(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(at(0), "Thu, 01 Jan 1970 00:00:00 GMT");
+        assert_eq!(at(951_782_400), "Tue, 29 Feb 2000 00:00:00 GMT");
+        assert_eq!(at(4_133_980_799), "Fri, 31 Dec 2100 23:59:59 GMT");
+        assert_eq!(at(1_798_761_600), "Fri, 01 Jan 2027 00:00:00 GMT");
+    }
+
+    #[test]
+    fn test_parse_never_panics() {
+        let seeds: [&[u8]; 4] = [
+            b"GET /a/b/../c?x HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"HEAD //%2e%2e/%zz/%C3%A9 HTTP/1.0\r\nConnection: close\r\n\r\n",
+            b"GET http://h/./. HTTP/1.1\nHost: y\nContent-Length: 0\n\n",
+            b"\r\nGET /%5c%00 HTTP/1.1\r\nHost:\r\n\r\n",
+        ];
+        let alphabet = b"/.%25eE\\\r\n :?#\x00\x80azGET HTTP/1.";
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut accepted = 0;
+        for i in 0..20_000 {
+            let mut input = seeds[i % seeds.len()].to_vec();
+            for _ in 0..(next() % 6) {
+                let at = (next() % (input.len() as u64 + 1)) as usize;
+                let b = alphabet[(next() % alphabet.len() as u64) as usize];
+                match next() % 3 {
+                    0 => input.insert(at, b),
+                    1 if at < input.len() => input[at] = b,
+                    _ if at < input.len() => {
+                        input.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            if let Ok(r) = parse_request(&input) {
+                accepted += 1;
+                let p = &r.path;
+                assert!(p.starts_with('/'), "{p:?}");
+                assert!(
+                    !p.contains("//") && !p.contains('\\') && !p.contains('\0'),
+                    "{p:?}"
+                );
+                assert!(!p.split('/').any(|s| s == ".." || s == "."), "{p:?}");
+                assert!(r.head_len <= input.len());
+            }
+        }
+        assert!(accepted > 1000, "{accepted}");
+    }
+
+    /// A site that records the paths it is asked for.
+    #[derive(Default)]
+    struct TestSite {
+        seen: Mutex<Vec<String>>,
+    }
+
+    impl Site for TestSite {
+        fn get(&self, path: &str, query: &str) -> Option<Response> {
+            self.seen.lock().unwrap().push(path.to_owned());
+            match path {
+                "/" => Some(Response::static_file("text/html", b"<html>map</html>")),
+                "/data/aircraft.json" => Some(Response::json(
+                    format!("{{\"q\":\"{query}\"}}").into_bytes(),
+                )),
+                "/panic" => panic!("test site panics"),
+                _ => None,
+            }
+        }
+    }
+
+    struct Reply {
+        status: u16,
+        head: String,
+        body: Vec<u8>,
+    }
+
+    impl Reply {
+        fn header(&self, name: &str) -> Option<&str> {
+            self.head.lines().find_map(|l| {
+                let (n, v) = l.split_once(':')?;
+                n.eq_ignore_ascii_case(name).then(|| v.trim())
+            })
+        }
+    }
+
+    /// Read one response (body by Content-Length, none for HEAD).
+    fn read_reply(s: &mut TcpStream, head_request: bool) -> Reply {
+        let mut raw = Vec::new();
+        let mut byte = [0u8; 1];
+        while !raw.ends_with(b"\r\n\r\n") {
+            assert_eq!(
+                s.read(&mut byte).unwrap(),
+                1,
+                "closed inside a head: {raw:?}"
+            );
+            raw.push(byte[0]);
+        }
+        let head = String::from_utf8(raw).unwrap();
+        let status = head[9..12].parse().unwrap();
+        let mut reply = Reply {
+            status,
+            head,
+            body: Vec::new(),
+        };
+        let len: usize = reply
+            .header("content-length")
+            .expect("Content-Length")
+            .parse()
+            .unwrap();
+        if !head_request {
+            reply.body = vec![0; len];
+            s.read_exact(&mut reply.body).unwrap();
+        }
+        reply
+    }
+
+    fn connect(addr: SocketAddr) -> TcpStream {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s
+    }
+
+    fn exchange(addr: SocketAddr, raw: &[u8]) -> Reply {
+        let mut s = connect(addr);
+        s.write_all(raw).unwrap();
+        read_reply(&mut s, false)
+    }
+
+    fn assert_closed(s: &mut TcpStream) {
+        let mut rest = Vec::new();
+        s.read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty(), "{rest:?}");
+    }
+
+    fn server() -> (Arc<TestSite>, ListenerHandle) {
+        let site = Arc::new(TestSite::default());
+        let handle = serve_http("127.0.0.1:0".parse().unwrap(), site.clone()).unwrap();
+        (site, handle)
+    }
+
+    #[test]
+    fn test_http_keep_alive_head_404_405() {
+        let (site, handle) = server();
+        let mut s = connect(handle.local_addr());
+        s.write_all(b"GET /data/aircraft.json?now=1 HTTP/1.1\r\nHost: a\r\n\r\n")
+            .unwrap();
+        let r = read_reply(&mut s, false);
+        assert_eq!(r.status, 200);
+        assert_eq!(r.body, b"{\"q\":\"now=1\"}");
+        assert_eq!(r.header("content-length"), Some("13"));
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+        assert_eq!(r.header("cache-control"), Some("no-cache"));
+        assert_eq!(r.header("content-type"), Some("application/json"));
+        assert!(
+            r.header("date")
+                .is_some_and(|d| d.ends_with(" GMT") && d.len() == 29)
+        );
+        // Same connection: the page, HEAD of it, a 404, two pipelined.
+        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        let r = read_reply(&mut s, false);
+        assert_eq!((r.status, &r.body[..]), (200, &b"<html>map</html>"[..]));
+        assert_eq!(r.header("access-control-allow-origin"), None);
+        assert_eq!(r.header("cache-control"), Some("max-age=3600"));
+        s.write_all(b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        let r = read_reply(&mut s, true);
+        assert_eq!((r.status, r.header("content-length")), (200, Some("16")));
+        s.write_all(b"GET /missing HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            .unwrap();
+        assert_eq!(read_reply(&mut s, false).status, 404);
+        assert_eq!(read_reply(&mut s, false).status, 200);
+        // 405 names the methods and closes.
+        s.write_all(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi")
+            .unwrap();
+        let r = read_reply(&mut s, false);
+        assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")));
+        assert_closed(&mut s);
+        assert_eq!(
+            *site.seen.lock().unwrap(),
+            ["/data/aircraft.json", "/", "/", "/missing", "/"]
+        );
+
+        // HTTP/1.0 closes after the response; Connection: close too.
+        let mut s = connect(handle.local_addr());
+        s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+        assert_eq!(read_reply(&mut s, false).status, 200);
+        assert_closed(&mut s);
+        let mut s = connect(handle.local_addr());
+        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        assert_eq!(
+            read_reply(&mut s, false).header("connection"),
+            Some("close")
+        );
+        assert_closed(&mut s);
+        // A panicking site gives 500.
+        assert_eq!(exchange(handle.local_addr(), &get("/panic")).status, 500);
+    }
+
+    #[test]
+    fn test_http_bad_requests() {
+        let (site, handle) = server();
+        let addr = handle.local_addr();
+        for (raw, status) in [
+            (&b"\x00\x01 junk"[..], 400),
+            (b"GET /\r\n\r\n", 400),
+            (b"GET /%zz HTTP/1.1\r\nHost: a\r\n\r\n", 400),
+            (b"GET / HTTP/3.0\r\nHost: a\r\n\r\n", 505),
+            (b"DELETE / HTTP/1.1\r\nHost: a\r\n\r\n", 405),
+        ] {
+            let mut s = connect(addr);
+            s.write_all(raw).unwrap();
+            assert_eq!(read_reply(&mut s, false).status, status, "{raw:?}");
+            assert_closed(&mut s);
+        }
+        // Oversized head: 431 even though the head never ends.
+        let mut s = connect(addr);
+        let mut raw = b"GET / HTTP/1.1\r\nHost: a\r\nX-Big: ".to_vec();
+        raw.resize(MAX_HEAD + 100, b'x');
+        // The server may stop reading at 8 KiB and answer: ignore a reset.
+        let _ = s.write_all(&raw);
+        let r = read_reply(&mut s, false);
+        assert_eq!(r.status, 431);
+        assert!(site.seen.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn test_http_traversal_never_reaches_site() {
+        let (site, handle) = server();
+        let addr = handle.local_addr();
+        for target in [
+            "/../../etc/passwd",
+            "/%2e%2e/",
+            "//etc/passwd",
+            "/web/..%2f..",
+            "/web/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+            "/.%2e/x",
+            "/a\\..\\b",
+            "/%5c..%5c",
+            "/x%00/../",
+            "http://h/../x",
+        ] {
+            let r = exchange(addr, &get(target));
+            assert!(matches!(r.status, 400 | 404), "{target}: {}", r.status);
+        }
+        let seen = site.seen.lock().unwrap();
+        assert_eq!(*seen, ["/etc/passwd"]);
+        for p in seen.iter() {
+            assert!(!p.contains("..") && !p.contains("//") && !p.contains('\\'));
+        }
+    }
+
+    #[test]
+    fn test_http_connection_cap() {
+        let (_site, handle) = server();
+        let addr = handle.local_addr();
+        let idle: Vec<TcpStream> = (0..MAX_CONNECTIONS).map(|_| connect(addr)).collect();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while handle.active() < MAX_CONNECTIONS {
+            assert!(Instant::now() < deadline, "{}", handle.active());
+            thread::sleep(Duration::from_millis(5));
+        }
+        // One more gets an answer at once: 503.
+        let r = exchange(addr, &get("/"));
+        assert_eq!(r.status, 503);
+        assert_eq!(handle.refused(), 1);
+        // Once the idle ones leave, requests are served again.
+        drop(idle);
+        while handle.active() > 0 {
+            assert!(Instant::now() < deadline, "{}", handle.active());
+            thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(exchange(addr, &get("/")).status, 200);
+    }
+}

@@ -1,0 +1,646 @@
+//! `airwaves adsb` end to end, with real peers on 127.0.0.1: our own
+//! `decode` as the reference, pyModeS's `modes live` on the Beast port,
+//! an SBS consumer, Debian's `rtl_tcp` on fakeusb, a lost (emulated)
+//! dongle, slow, many and hostile clients.
+
+mod support;
+
+use airwaves_core::modes::encode::{BeastDecoder, StreamDecoder};
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::thread;
+use std::time::{Duration, Instant};
+use support::{Peer, TempDir, free_port, have};
+
+const AIRWAVES: &str = env!("CARGO_BIN_EXE_airwaves");
+/// The scene generator's traffic is centred here.
+const LAT: &str = "52.3";
+const LON: &str = "4.8";
+
+/// `airwaves scene` of `seconds` with `seed` into `dir`; returns the .cu8.
+fn make_scene(dir: &Path, seconds: f64, seed: u64) -> PathBuf {
+    let cu8 = dir.join(format!("scene-{seed}.cu8"));
+    let truth = dir.join(format!("scene-{seed}.txt"));
+    let st = Command::new(AIRWAVES)
+        .args([
+            "scene",
+            "--seconds",
+            &seconds.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ])
+        .arg(&cu8)
+        .arg(&truth)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    cu8
+}
+
+/// `airwaves decode --format FORMAT` lines of `cu8`.
+fn decode_lines(cu8: &Path, format: &str, extra: &[&str]) -> Vec<String> {
+    let out = Command::new(AIRWAVES)
+        .args(["decode", "--format", format])
+        .args(extra)
+        .arg(cu8)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Beast messages of a byte stream as `@TTTTTTTTTTTTHEX;` lines (the
+/// `decode --format avr-ts` form), with their signal bytes.
+fn beast_as_avr_ts(bytes: &[u8]) -> (Vec<String>, Vec<u8>) {
+    let mut d = BeastDecoder::new();
+    let mut lines = Vec::new();
+    let mut signals = Vec::new();
+    for m in d.feed(bytes) {
+        let mut s = format!("@{:012X}", m.timestamp.map_or(0, |t| t.ticks()));
+        for b in m.frame() {
+            s.push_str(&format!("{b:02X}"));
+        }
+        s.push(';');
+        lines.push(s);
+        signals.push(m.signal.unwrap_or(0));
+    }
+    (lines, signals)
+}
+
+/// Accept one connection on `l` and read it to the end (in a thread).
+fn sink(l: TcpListener) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let mut v = Vec::new();
+        s.read_to_end(&mut v).unwrap();
+        v
+    })
+}
+
+fn listener() -> (TcpListener, u16) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let p = l.local_addr().unwrap().port();
+    (l, p)
+}
+
+/// Connect to 127.0.0.1:`port`, retrying until it listens.
+fn connect(port: u16, timeout: Duration) -> TcpStream {
+    let t0 = Instant::now();
+    loop {
+        match TcpStream::connect(("127.0.0.1", port)) {
+            Ok(s) => return s,
+            Err(e) if t0.elapsed() > timeout => panic!("connect {port}: {e}"),
+            Err(_) => thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// One HTTP/1.1 GET; returns (status, body).
+fn http_get(port: u16, path: &str) -> (u16, Vec<u8>) {
+    http_raw(
+        port,
+        format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+}
+
+/// Send `request` and return (status, body).
+fn http_raw(port: u16, request: &[u8]) -> (u16, Vec<u8>) {
+    let mut s = connect(port, Duration::from_secs(10));
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request).unwrap();
+    let mut v = Vec::new();
+    let _ = s.read_to_end(&mut v);
+    let text = String::from_utf8_lossy(&v);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = match v.windows(4).position(|w| w == b"\r\n\r\n") {
+        Some(i) => v[i + 4..].to_vec(),
+        None => Vec::new(),
+    };
+    (status, body)
+}
+
+/// `airwaves adsb --net` near the scene's traffic with `extra` options;
+/// every listening port is off unless `extra` sets it.
+fn feeder(extra: &[&str]) -> Command {
+    let mut c = Command::new(AIRWAVES);
+    c.args(["adsb", "--net", "--lat", LAT, "--lon", LON]);
+    for flag in [
+        "--net-ro-port",
+        "--net-sbs-port",
+        "--net-bo-port",
+        "--net-bi-port",
+    ] {
+        if !extra.contains(&flag) {
+            c.args([flag, "0"]);
+        }
+    }
+    c.args(extra);
+    c
+}
+
+/// A replayed scene through outgoing connectors: the Beast stream carries
+/// exactly the frames and 12 MHz timestamps of `airwaves decode`, the AVR
+/// stream exactly its frames, and the SBS stream well-formed BaseStation
+/// lines for those aircraft.
+#[test]
+fn test_connectors_replay_scene_exactly() {
+    let dir = TempDir::new("adsb-replay");
+    let cu8 = make_scene(&dir.0, 4.0, 3);
+    let want_ts = decode_lines(&cu8, "avr-ts", &[]);
+    let want_avr = decode_lines(&cu8, "avr", &[]);
+    assert!(want_ts.len() > 1000, "{} frames", want_ts.len());
+
+    let (lb, pb) = listener();
+    let (lr, pr) = listener();
+    let (ls, ps) = listener();
+    let (beast, raw, sbs) = (sink(lb), sink(lr), sink(ls));
+    let json = dir.0.join("json");
+    let mut p = Peer::spawn({
+        let mut c = feeder(&["--quiet", "--write-json"]);
+        c.arg(&json).arg("--ifile").arg(&cu8);
+        for (port, proto) in [(pb, "beast_out"), (pr, "raw_out"), (ps, "sbs_out")] {
+            c.args(["--net-connector", &format!("127.0.0.1,{port},{proto}")]);
+        }
+        c
+    });
+    assert!(p.wait_exit(Duration::from_secs(60)), "{}", p.log());
+    assert!(
+        p.child.try_wait().unwrap().unwrap().success(),
+        "{}",
+        p.log()
+    );
+
+    let (got_ts, signals) = beast_as_avr_ts(&beast.join().unwrap());
+    assert_eq!(got_ts.len(), want_ts.len(), "Beast frame count");
+    assert_eq!(got_ts, want_ts, "Beast frames and timestamps");
+    // The signal byte is the frame's level: none of a decoded frame is 0.
+    assert!(signals.iter().all(|&s| s > 0));
+
+    let raw = String::from_utf8(raw.join().unwrap()).unwrap();
+    let got_avr: Vec<&str> = raw.lines().collect();
+    assert_eq!(got_avr, want_avr, "AVR frames");
+
+    let sbs = String::from_utf8(sbs.join().unwrap()).unwrap();
+    let frames_by_addr: HashSet<String> = decode_lines(&cu8, "json", &[])
+        .iter()
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            Some(v["icao"].as_str()?.to_ascii_uppercase())
+        })
+        .collect();
+    let mut by_type = [0usize; 9];
+    for line in sbs.lines() {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), 22, "{line}");
+        assert_eq!(f[0], "MSG", "{line}");
+        let t: usize = f[1].parse().unwrap();
+        assert!((1..=8).contains(&t), "{line}");
+        by_type[t] += 1;
+        assert!(frames_by_addr.contains(f[4]), "unknown address: {line}");
+        assert_eq!(f[6].len(), 10, "date {line}");
+        assert_eq!(f[7].len(), 12, "time {line}");
+        if t == 3 && !f[14].is_empty() {
+            let lat: f64 = f[14].parse().unwrap();
+            let lon: f64 = f[15].parse().unwrap();
+            assert!(
+                (lat - 52.3).abs() < 5.0 && (lon - 4.8).abs() < 8.0,
+                "{line}"
+            );
+        }
+        if t == 1 {
+            assert!(!f[10].is_empty(), "callsign in {line}");
+        }
+    }
+    println!("SBS lines by type: {by_type:?}");
+    for t in [1, 3, 4, 5, 6, 8] {
+        assert!(by_type[t] > 0, "no MSG,{t}: {by_type:?}");
+    }
+    assert!(
+        sbs.lines()
+            .any(|l| l.starts_with("MSG,3,") && !l.split(',').nth(14).unwrap().is_empty())
+    );
+
+    // --write-json left the final state.
+    let aircraft: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("aircraft.json")).unwrap()).unwrap();
+    let list = aircraft["aircraft"].as_array().unwrap();
+    assert!(list.len() >= 50, "{} aircraft", list.len());
+    let with_pos = list.iter().filter(|a| a["lat"].is_number()).count();
+    assert!(with_pos >= 30, "{with_pos} with a position");
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("stats.json")).unwrap()).unwrap();
+    assert_eq!(
+        stats["total"]["local"]["modes"].as_u64(),
+        Some(want_ts.len() as u64),
+        "{stats}"
+    );
+    let receiver: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("receiver.json")).unwrap()).unwrap();
+    assert_eq!(receiver["lat"].as_f64(), Some(52.3));
+}
+
+/// `--net-only` aggregation: one feeder replays a scene into another's
+/// Beast input; the second one's Beast output carries the same frames.
+#[test]
+fn test_net_only_aggregates_beast_input() {
+    let dir = TempDir::new("adsb-netonly");
+    let cu8 = make_scene(&dir.0, 2.0, 5);
+    let want = decode_lines(&cu8, "avr-ts", &[]);
+    let bi = free_port();
+    let (lb, pb) = listener();
+    let out = sink(lb);
+    let mut hub = Peer::spawn(feeder(&[
+        "--net-only",
+        "--net-bi-port",
+        &bi.to_string(),
+        "--net-connector",
+        &format!("127.0.0.1,{pb},beast_out"),
+        "--duration",
+        "30",
+    ]));
+    drop(connect(bi, Duration::from_secs(10)));
+    let mut src = Peer::spawn({
+        let mut c = feeder(&[
+            "--quiet",
+            "--net-connector",
+            &format!("127.0.0.1,{bi},beast_out"),
+        ]);
+        c.arg("--ifile").arg(&cu8);
+        c
+    });
+    assert!(src.wait_exit(Duration::from_secs(60)), "{}", src.log());
+    // Give the hub a moment to forward, then stop it.
+    let t0 = Instant::now();
+    thread::sleep(Duration::from_secs(2));
+    let _ = hub.child.kill();
+    let _ = hub.child.wait();
+    let (got, _) = beast_as_avr_ts(&out.join().unwrap());
+    // Remote frames of aircraft first heard as AP replies are dropped until
+    // their address is known: everything forwarded was sent, and nearly
+    // everything sent was forwarded.
+    let sent: HashSet<&String> = want.iter().collect();
+    assert!(got.iter().all(|l| sent.contains(l)), "unexpected frames");
+    assert!(
+        got.len() * 100 >= want.len() * 95,
+        "forwarded {} of {} in {:?}",
+        got.len(),
+        want.len(),
+        t0.elapsed()
+    );
+}
+
+/// pyModeS (`modes live`, a real Beast client) decodes our Beast port to
+/// the frames and positions we report.
+#[test]
+fn test_pymodes_live_decodes_our_beast_stream() {
+    if !have("modes") {
+        return;
+    }
+    let dir = TempDir::new("adsb-pymodes");
+    let cu8 = make_scene(&dir.0, 12.0, 1);
+    // Per frame: our positions (decode --format json, with the receiver).
+    let ours: HashMap<String, serde_json::Value> =
+        decode_lines(&cu8, "json", &["--lat", LAT, "--lon", LON])
+            .iter()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (v["hex"].as_str().unwrap().to_ascii_uppercase(), v)
+            })
+            .collect();
+    let port = free_port();
+    let mut feeder = Peer::spawn({
+        let mut c = feeder(&["--quiet", "--throttle", "--net-bo-port", &port.to_string()]);
+        c.arg("--ifile").arg(&cu8);
+        c
+    });
+    drop(connect(port, Duration::from_secs(10)));
+    let dump = dir.0.join("pymodes.jsonl");
+    let mut modes = Peer::spawn({
+        let mut c = Command::new("modes");
+        c.args([
+            "live",
+            "--network",
+            &format!("127.0.0.1:{port}"),
+            "--quiet",
+            "--dump-to",
+        ])
+        .arg(&dump);
+        c
+    });
+    assert!(
+        feeder.wait_exit(Duration::from_secs(60)),
+        "{}",
+        feeder.log()
+    );
+    thread::sleep(Duration::from_secs(2));
+    let _ = modes.child.kill();
+    let _ = modes.child.wait();
+    let text = std::fs::read_to_string(&dump).unwrap_or_default();
+    let mut frames = 0;
+    let mut positions = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(_) => continue,
+        };
+        let Some(msg) = v["raw_msg"].as_str() else {
+            continue;
+        };
+        let msg = msg.to_ascii_uppercase();
+        let mine = ours
+            .get(&msg)
+            .unwrap_or_else(|| panic!("pyModeS got a frame we did not decode: {line}"));
+        frames += 1;
+        let icao = v["icao"].as_str().unwrap_or("").to_ascii_uppercase();
+        assert_eq!(
+            icao,
+            mine["icao"].as_str().unwrap().to_ascii_uppercase(),
+            "{line}"
+        );
+        if let (Some(lat), Some(lon)) = (v["latitude"].as_f64(), v["longitude"].as_f64())
+            && let (Some(my_lat), Some(my_lon)) =
+                (mine["lat_deg"].as_f64(), mine["lon_deg"].as_f64())
+        {
+            positions += 1;
+            assert!(
+                (lat - my_lat).abs() < 1e-3 && (lon - my_lon).abs() < 1e-3,
+                "pyModeS {lat},{lon} vs ours {my_lat},{my_lon}: {line}"
+            );
+        }
+    }
+    println!(
+        "pyModeS decoded {frames} of our {} frames, {positions} positions compared",
+        ours.len()
+    );
+    assert!(
+        frames * 2 > ours.len(),
+        "{frames} of {}\n{}",
+        ours.len(),
+        modes.log()
+    );
+    assert!(
+        positions > 100,
+        "{positions} positions\n{}",
+        &text[..text.len().min(2000)]
+    );
+}
+
+/// Debian's rtl_tcp (on fakeusb playing a scene) as the source.
+#[test]
+fn test_rtl_tcp_source() {
+    if !have("rtl_tcp") {
+        return;
+    }
+    let Some(so) = support::fakeusb_so() else {
+        return;
+    };
+    let dir = TempDir::new("adsb-rtltcp");
+    let cu8 = make_scene(&dir.0, 2.0, 7);
+    let want: HashSet<String> = decode_lines(&cu8, "avr", &[]).into_iter().collect();
+    let port = free_port();
+    let server = support::debian_rtl_tcp(so, port, &cu8, &dir.0.join("trace.txt"));
+    let t0 = Instant::now();
+    while !support::listening(port) {
+        assert!(t0.elapsed() < Duration::from_secs(10), "{}", server.log());
+        thread::sleep(Duration::from_millis(20));
+    }
+    let (lr, pr) = listener();
+    let raw = sink(lr);
+    let mut p = Peer::spawn(feeder(&[
+        "--quiet",
+        "--rtl-tcp",
+        &format!("127.0.0.1:{port}"),
+        "--net-connector",
+        &format!("127.0.0.1,{pr},raw_out"),
+        "--duration",
+        "6",
+    ]));
+    assert!(p.wait_exit(Duration::from_secs(30)), "{}", p.log());
+    let raw = String::from_utf8(raw.join().unwrap()).unwrap();
+    let got: Vec<&str> = raw.lines().collect();
+    let hits = got.iter().filter(|l| want.contains(**l)).count();
+    println!(
+        "rtl_tcp: {} frames, {hits} of the file's {}",
+        got.len(),
+        want.len()
+    );
+    assert!(hits * 100 >= want.len() * 90, "{hits} of {}", want.len());
+}
+
+/// A dongle lost mid-stream (the emulator's NoDevice) is reopened by
+/// serial; the Beast client stays connected and frames keep coming.
+#[test]
+fn test_device_loss_keeps_clients() {
+    let dir = TempDir::new("adsb-loss");
+    let cu8 = make_scene(&dir.0, 2.0, 9);
+    let port = free_port();
+    let spec = format!(
+        "r820t,file={},loop,serial=LOSS0001,fault=nodevice@30",
+        cu8.display()
+    );
+    let mut p = Peer::spawn(feeder(&[
+        "--fake-device",
+        &spec,
+        "--net-bo-port",
+        &port.to_string(),
+        "--duration",
+        "14",
+    ]));
+    let mut s = connect(port, Duration::from_secs(10));
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let t0 = Instant::now();
+    let mut buf = vec![0u8; 65536];
+    let mut per_second = [0usize; 16];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => per_second[(t0.elapsed().as_secs() as usize).min(15)] += n,
+            Err(e) => panic!("client lost: {e}\n{}", p.log()),
+        }
+    }
+    assert!(p.wait_exit(Duration::from_secs(10)), "{}", p.log());
+    let log = p.log();
+    println!("{log}\nbytes per second: {per_second:?}");
+    assert!(log.contains("lost") || log.contains("reopen"), "{log}");
+    let loss = log.lines().position(|l| l.contains("lost")).unwrap();
+    assert!(
+        log.lines()
+            .skip(loss)
+            .any(|l| l.contains("reopened") || l.contains("back")),
+        "{log}"
+    );
+    // Data before and after the loss (at ~30 × 256 KiB ≈ 1.6 s in).
+    assert!(per_second[..3].iter().sum::<usize>() > 0);
+    assert!(
+        per_second[8..14].iter().sum::<usize>() > 0,
+        "{per_second:?}"
+    );
+}
+
+/// The demo under load: 100 Beast clients (one never reads), garbage and
+/// truncated Beast input, malformed HTTP; everything else keeps working.
+#[test]
+fn test_demo_survives_slow_many_and_hostile_clients() {
+    let (bo, bi, http) = (free_port(), free_port(), free_port());
+    let mut p = Peer::spawn({
+        let mut c = Command::new(AIRWAVES);
+        c.args([
+            "adsb",
+            "--demo",
+            "--quiet",
+            "--net-ro-port",
+            "0",
+            "--net-sbs-port",
+            "0",
+            "--net-bo-port",
+            &bo.to_string(),
+            "--net-bi-port",
+            &bi.to_string(),
+            "--http-port",
+            &http.to_string(),
+            "--duration",
+            "25",
+        ]);
+        c
+    });
+    // One client that never reads, with a tiny receive window.
+    let slow = connect(bo, Duration::from_secs(10));
+    let mut readers: Vec<TcpStream> = (0..99)
+        .map(|_| connect(bo, Duration::from_secs(5)))
+        .collect();
+    for r in &mut readers {
+        r.set_nonblocking(true).unwrap();
+    }
+    // Hostile Beast input: random bytes, lone escapes, truncated frames,
+    // then one valid frame of an aircraft not in the sky (KLM1023, ICAO
+    // 4840D6, the standard worked example).
+    let mut garbage = connect(bi, Duration::from_secs(5));
+    let mut x = 0x1234_5678u32;
+    let mut junk = vec![0u8; 4 << 20];
+    for b in &mut junk {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        *b = x as u8;
+    }
+    junk.extend_from_slice(&[0x1A, b'3', 0, 0, 0, 0x1A, 0x1A, 0x1A]);
+    junk.extend_from_slice(&[0x1A, b'2', 1, 2]);
+    let valid: [u8; 14] = [
+        0x8D, 0x48, 0x40, 0xD6, 0x20, 0x2C, 0xC3, 0x71, 0xC3, 0x2C, 0xE0, 0x57, 0x60, 0x98,
+    ];
+    let mut good = vec![0x1A, b'3', 0, 0, 0, 0, 0, 1, 0x80];
+    good.extend_from_slice(&valid);
+    let _ = (garbage.write_all(&junk), garbage.write_all(&good));
+    let _ = garbage.shutdown(Shutdown::Write);
+    // Malformed and hostile HTTP.
+    assert_eq!(http_raw(http, b"\x00\x01 junk\r\n\r\n").0, 400);
+    assert_eq!(http_get(http, "/../../etc/passwd").0, 404);
+    assert_eq!(http_get(http, "/%2e%2e/%2e%2e/etc/passwd").0, 404);
+    assert_eq!(
+        http_raw(http, b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n").0,
+        405
+    );
+    let (st, metrics) = http_get(http, "/metrics");
+    assert_eq!(st, 200);
+    let metrics = String::from_utf8(metrics).unwrap();
+    assert!(metrics.contains("airwaves_frames_total"), "{metrics}");
+
+    // Read for a while from the 99 readers.
+    let mut got = vec![Vec::<u8>::new(); readers.len()];
+    let t0 = Instant::now();
+    let mut buf = vec![0u8; 65536];
+    while t0.elapsed() < Duration::from_secs(12) {
+        for (r, g) in readers.iter_mut().zip(&mut got) {
+            match r.read(&mut buf) {
+                Ok(0) => panic!("a reading client was dropped\n{}", p.log()),
+                Ok(n) => g.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    assert!(p.child.try_wait().unwrap().is_none(), "exited\n{}", p.log());
+    let valid_hex: String = valid.iter().map(|b| format!("{b:02X}")).collect();
+    for g in &got {
+        let (lines, _) = beast_as_avr_ts(g);
+        assert!(lines.len() > 100, "{} frames", lines.len());
+        assert!(
+            lines.iter().any(|l| l.ends_with(&format!("{valid_hex};"))),
+            "the valid input frame was not forwarded"
+        );
+    }
+    // The demo's map data is there and the slow client did not stall it.
+    let (st, body) = http_get(http, "/data/aircraft.json");
+    assert_eq!(st, 200);
+    let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let n = v["aircraft"].as_array().unwrap().len();
+    assert!(n >= 10, "{n} aircraft");
+    let (_, metrics) = http_get(http, "/metrics");
+    let metrics = String::from_utf8(metrics).unwrap();
+    println!("{metrics}");
+    drop(slow);
+    let _ = p.child.kill();
+}
+
+/// A source that cannot open says why and how to go on.
+#[test]
+fn test_missing_dongle_and_bad_options_are_clear() {
+    let out = Command::new(AIRWAVES)
+        .args(["adsb", "--device", "NOSUCHSERIAL", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--demo"), "{err}");
+    let out = Command::new(AIRWAVES)
+        .args([
+            "adsb",
+            "--demo",
+            "--net-connector",
+            "localhost,notaport,beast_out",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--net-connector"), "{err}");
+    // A busy port names the option that moves it.
+    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port().to_string();
+    let out = Command::new(AIRWAVES)
+        .args([
+            "adsb",
+            "--demo",
+            "--quiet",
+            "--http-port",
+            "0",
+            "--net-bo-port",
+            &port,
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--net-bo-port"), "{err}");
+    let _ = BufReader::new(std::io::empty()).lines();
+}

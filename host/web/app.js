@@ -1,0 +1,879 @@
+// airwaves: the offline map and table of the aircraft the receiver hears.
+//
+// Plain ES2020, no framework, nothing loaded from the internet. Polls
+// `data/aircraft.json` (readsb / dump1090-fa schema) every `refresh` ms and
+// `data/receiver.json` until it has it; both URLs are relative, so the page
+// works under any sub-path. The map is one SVG in Web Mercator: raster tiles
+// (only when receiver.json names an XYZ template with {z}/{x}/{y} and
+// optionally {s}), graticule, range rings, trails, receiver and aircraft.
+// Elements are created once per aircraft (keyed by ICAO hex) and updated in
+// place; aircraft that leave the JSON are removed.
+'use strict';
+
+(() => {
+  // ---- constants --------------------------------------------------------
+  const DEFAULT_REFRESH_MS = 1000;
+  const TRAIL_MAX_POINTS = 240; // per aircraft; older points are dropped
+  const POSITION_STALE_S = 15; // marker dimmed when the position is older
+  const RINGS_NM = [25, 50, 100, 150, 200];
+  const NM_IN_M = 1852;
+  const EARTH_RADIUS_M = 6371008.8;
+  const TILE_PX = 256;
+  const ZOOM_MIN = 3;
+  const ZOOM_MAX = 16;
+  const MAX_LAT = 85.05112878;
+  const EMERGENCY_SQUAWKS = { '7500': 'hijack', '7600': 'radio failure', '7700': 'emergency' };
+  const GRATICULE_STEPS_DEG = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 30];
+  // An airliner pointing north, centred on its origin, about 24 units across.
+  const PLANE_PATH = 'M0,-12L1.6,-9.4L1.6,-3.1L11,2.4L11,4.4L1.6,2L1.4,7.9L4.5,10.4L4.5,12L0,11L-4.5,12L-4.5,10.4L-1.4,7.9L-1.6,2L-11,4.4L-11,2.4L-1.6,-3.1L-1.6,-9.4Z';
+  // Surface vehicles and obstacles (emitter categories C1..C7).
+  const VEHICLE_PATH = 'M-4,-6L4,-6L4,6L-4,6Z';
+  // Altitude colour stops: [feet, hue]; orange near the ground to violet at FL400.
+  const ALT_HUES = [[0, 20], [2000, 32], [4000, 43], [6000, 54], [8000, 72], [10000, 95],
+    [20000, 160], [30000, 220], [40000, 290]];
+  const GROUND_COLOUR = '#8d949e';
+  const UNKNOWN_ALT_COLOUR = '#d8dde4';
+
+  // ---- DOM --------------------------------------------------------------
+  const byId = (id) => document.getElementById(id);
+  const svg = byId('map');
+  const SVG_NS = svg.namespaceURI; // taken from the DOM: no namespace literal here
+  const layers = {
+    tiles: byId('layer-tiles'),
+    graticule: byId('layer-graticule'),
+    rings: byId('layer-rings'),
+    trails: byId('layer-trails'),
+    receiver: byId('layer-receiver'),
+    aircraft: byId('layer-aircraft'),
+  };
+  const table = byId('aircraft-table');
+  const tbody = table.tBodies[0];
+  const ui = {
+    total: byId('count-total'),
+    withPos: byId('count-pos'),
+    rate: byId('msg-rate'),
+    updated: byId('last-update'),
+    version: byId('rx-version'),
+    status: byId('status'),
+    details: byId('details'),
+    follow: byId('follow'),
+    labels: byId('labels'),
+    empty: byId('table-empty'),
+    attribution: byId('attribution'),
+  };
+
+  function svgEl(name, attrs, parent) {
+    const el = document.createElementNS(SVG_NS, name);
+    for (const k in attrs) el.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(el);
+    return el;
+  }
+
+  // ---- state ------------------------------------------------------------
+  /** @type {{lat:number, lon:number}|null} */
+  let receiver = null;
+  let receiverLoaded = false;
+  let tileTemplate = null;
+  let refreshMs = DEFAULT_REFRESH_MS;
+  /** Map view: centre in normalised Web Mercator (0..1) and fractional zoom. */
+  const view = { cx: 0.5, cy: 0.5, z: 7, w: 0, h: 0, placed: false };
+  /** hex -> aircraft record {hex, d, trail, marker, row, cells, trailGroup} */
+  const planes = new Map();
+  let selectedHex = null;
+  let follow = true;
+  let showLabels = true;
+  let sortKey = 'dist';
+  let sortAsc = true;
+  let previous = null; // {now, messages} of the previous aircraft.json
+  let lastNow = null;
+  // `?icao=4ca1fa` in the page URL selects (and follows) that aircraft once it appears.
+  let wantedHex = (new URLSearchParams(location.search).get('icao') || '').toLowerCase() || null;
+
+  // ---- geometry ---------------------------------------------------------
+  const rad = (d) => d * Math.PI / 180;
+  const deg = (r) => r * 180 / Math.PI;
+
+  function mercX(lon) { return (lon + 180) / 360; }
+  function mercY(lat) {
+    const l = rad(Math.max(-MAX_LAT, Math.min(MAX_LAT, lat)));
+    return (1 - Math.log(Math.tan(l) + 1 / Math.cos(l)) / Math.PI) / 2;
+  }
+  function unmercY(y) { return deg(Math.atan(Math.sinh(Math.PI * (1 - 2 * y)))); }
+  function scale() { return TILE_PX * Math.pow(2, view.z); }
+  function toScreen(x, y) {
+    const s = scale();
+    return [(x - view.cx) * s + view.w / 2, (y - view.cy) * s + view.h / 2];
+  }
+  function fromScreen(px, py) {
+    const s = scale();
+    return [view.cx + (px - view.w / 2) / s, view.cy + (py - view.h / 2) / s];
+  }
+  /** Great-circle distance in NM. */
+  function distanceNm(lat1, lon1, lat2, lon2) {
+    const dLat = rad(lat2 - lat1);
+    const dLon = rad(lon2 - lon1);
+    const a = Math.sin(dLat / 2) ** 2 + Math.cos(rad(lat1)) * Math.cos(rad(lat2)) * Math.sin(dLon / 2) ** 2;
+    return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a))) / NM_IN_M;
+  }
+  /** The point `distM` metres from (lat, lon) on bearing `brgDeg`. */
+  function destination(lat, lon, brgDeg, distM) {
+    const d = distM / EARTH_RADIUS_M;
+    const p1 = rad(lat);
+    const b = rad(brgDeg);
+    const p2 = Math.asin(Math.sin(p1) * Math.cos(d) + Math.cos(p1) * Math.sin(d) * Math.cos(b));
+    const l2 = rad(lon) + Math.atan2(Math.sin(b) * Math.sin(d) * Math.cos(p1), Math.cos(d) - Math.sin(p1) * Math.sin(p2));
+    return [deg(p2), ((deg(l2) + 540) % 360) - 180];
+  }
+  /** Zoom at which `nm` nautical miles at latitude `lat` span `px` pixels. */
+  function zoomForRange(lat, nm, px) {
+    const metresPerWorld = 2 * Math.PI * EARTH_RADIUS_M * Math.cos(rad(lat));
+    const s = px * metresPerWorld / (nm * NM_IN_M);
+    return Math.log2(s / TILE_PX);
+  }
+  const clampZoom = (z) => Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, z));
+
+  // ---- formatting -------------------------------------------------------
+  const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
+  function altitudeOf(d) {
+    if (d.alt_baro === 'ground') return 'ground';
+    if (isNum(d.alt_baro)) return d.alt_baro;
+    if (isNum(d.alt_geom)) return d.alt_geom;
+    return null;
+  }
+  function vrateOf(d) {
+    if (isNum(d.baro_rate)) return d.baro_rate;
+    if (isNum(d.geom_rate)) return d.geom_rate;
+    return null;
+  }
+  function hasPos(d) { return isNum(d.lat) && isNum(d.lon); }
+  function distOf(d) {
+    if (isNum(d.r_dst)) return d.r_dst;
+    if (receiver && hasPos(d)) return distanceNm(receiver.lat, receiver.lon, d.lat, d.lon);
+    return null;
+  }
+  function callsign(d) { return (typeof d.flight === 'string' ? d.flight.trim() : ''); }
+  function fmtAlt(a) {
+    if (a === 'ground') return 'ground';
+    return isNum(a) ? Math.round(a).toLocaleString('en-US') : '';
+  }
+  function fmtAltShort(a) {
+    if (a === 'ground') return 'GND';
+    if (!isNum(a)) return '';
+    return a >= 18000 ? 'FL' + String(Math.round(a / 100)).padStart(3, '0') : String(Math.round(a / 100) * 100);
+  }
+  const fmtInt = (v) => (isNum(v) ? String(Math.round(v)) : '');
+  const fmtFixed = (v, n) => (isNum(v) ? v.toFixed(n) : '');
+  const fmtSigned = (v) => (isNum(v) ? (v > 0 ? '+' : '') + Math.round(v) : '');
+  function fmtUtc(epochS) {
+    const t = new Date(epochS * 1000);
+    return t.toISOString().slice(11, 19) + 'Z';
+  }
+  function fmtLatLon(lat, lon) {
+    return `${Math.abs(lat).toFixed(4)}°${lat >= 0 ? 'N' : 'S'} ${Math.abs(lon).toFixed(4)}°${lon >= 0 ? 'E' : 'W'}`;
+  }
+
+  function altColour(a) {
+    if (a === 'ground') return GROUND_COLOUR;
+    if (!isNum(a)) return UNKNOWN_ALT_COLOUR;
+    const ft = Math.max(0, a);
+    let hue = ALT_HUES[ALT_HUES.length - 1][1];
+    for (let i = 1; i < ALT_HUES.length; i++) {
+      const [f1, h1] = ALT_HUES[i];
+      if (ft <= f1) {
+        const [f0, h0] = ALT_HUES[i - 1];
+        hue = h0 + (h1 - h0) * (ft - f0) / (f1 - f0);
+        break;
+      }
+    }
+    return `hsl(${hue.toFixed(0)},85%,58%)`;
+  }
+  /** Altitude band for trail colouring: 500 ft steps, ground and unknown apart. */
+  function altBand(a) {
+    if (a === 'ground') return -1;
+    if (!isNum(a)) return -2;
+    return Math.floor(Math.max(0, a) / 500);
+  }
+
+  // ---- static layers: tiles, graticule, rings, receiver -----------------
+  const tileImages = new Map();
+  function renderTiles() {
+    if (!tileTemplate) {
+      for (const img of tileImages.values()) img.remove();
+      tileImages.clear();
+      return;
+    }
+    const tz = Math.max(0, Math.min(19, Math.round(view.z)));
+    const n = 2 ** tz;
+    const size = TILE_PX * Math.pow(2, view.z - tz);
+    const [x0, y0] = fromScreen(0, 0);
+    const [x1, y1] = fromScreen(view.w, view.h);
+    const wanted = new Set();
+    for (let ty = Math.max(0, Math.floor(y0 * n)); ty <= Math.min(n - 1, Math.floor(y1 * n)); ty++) {
+      for (let tx = Math.floor(x0 * n); tx <= Math.floor(x1 * n); tx++) {
+        const wx = ((tx % n) + n) % n;
+        const key = `${tz}/${tx}/${ty}`;
+        wanted.add(key);
+        let img = tileImages.get(key);
+        if (!img) {
+          const sub = 'abc'[(wx + ty) % 3];
+          const href = tileTemplate.replace('{z}', tz).replace('{x}', wx).replace('{y}', ty).replace('{s}', sub);
+          img = svgEl('image', { href, class: 'tile', preserveAspectRatio: 'none' }, layers.tiles);
+          tileImages.set(key, img);
+        }
+        const [sx, sy] = toScreen(tx / n, ty / n);
+        img.setAttribute('x', sx.toFixed(1));
+        img.setAttribute('y', sy.toFixed(1));
+        img.setAttribute('width', (size + 0.5).toFixed(1));
+        img.setAttribute('height', (size + 0.5).toFixed(1));
+      }
+    }
+    for (const [key, img] of tileImages) {
+      if (!wanted.has(key)) { img.remove(); tileImages.delete(key); }
+    }
+  }
+
+  function renderGraticule() {
+    const g = layers.graticule;
+    g.replaceChildren();
+    const pxPerDeg = scale() / 360;
+    const step = GRATICULE_STEPS_DEG.find((s) => s * pxPerDeg >= 110) || 30;
+    const [x0, y0] = fromScreen(0, 0);
+    const [x1, y1] = fromScreen(view.w, view.h);
+    const lon0 = x0 * 360 - 180;
+    const lon1 = x1 * 360 - 180;
+    const lat0 = unmercY(y1);
+    const lat1 = unmercY(y0);
+    const decimals = step < 0.1 ? 2 : step < 1 ? 1 : 0;
+    let d = '';
+    const labels = [];
+    for (let lon = Math.ceil(lon0 / step) * step; lon <= lon1; lon += step) {
+      const [sx] = toScreen(mercX(lon), 0);
+      d += `M${sx.toFixed(1)},0V${view.h}`;
+      const shown = ((lon + 540) % 360) - 180;
+      labels.push([sx + 3, 12, `${Math.abs(shown).toFixed(decimals)}°${shown >= 0 ? 'E' : 'W'}`]);
+    }
+    for (let lat = Math.ceil(lat0 / step) * step; lat <= lat1; lat += step) {
+      const [, sy] = toScreen(0, mercY(lat));
+      d += `M0,${sy.toFixed(1)}H${view.w}`;
+      labels.push([4, sy - 4, `${Math.abs(lat).toFixed(decimals)}°${lat >= 0 ? 'N' : 'S'}`]);
+    }
+    svgEl('path', { d, class: 'graticule' }, g);
+    for (const [x, y, t] of labels) {
+      svgEl('text', { x: x.toFixed(1), y: y.toFixed(1), class: 'graticule-label' }, g).textContent = t;
+    }
+  }
+
+  function renderRings() {
+    const g = layers.rings;
+    g.replaceChildren();
+    if (!receiver) return;
+    for (const nm of RINGS_NM) {
+      let d = '';
+      for (let b = 0; b <= 360; b += 4) {
+        const [lat, lon] = destination(receiver.lat, receiver.lon, b, nm * NM_IN_M);
+        const [sx, sy] = toScreen(mercX(lon), mercY(lat));
+        d += `${b === 0 ? 'M' : 'L'}${sx.toFixed(1)},${sy.toFixed(1)}`;
+      }
+      svgEl('path', { d: d + 'Z', class: 'range-ring', 'data-nm': nm }, g);
+      const [llat, llon] = destination(receiver.lat, receiver.lon, 0, nm * NM_IN_M);
+      const [lx, ly] = toScreen(mercX(llon), mercY(llat));
+      svgEl('text', { x: lx.toFixed(1), y: (ly - 4).toFixed(1), class: 'range-label' }, g).textContent = `${nm} NM`;
+    }
+  }
+
+  function renderReceiver() {
+    const g = layers.receiver;
+    if (!receiver) { g.replaceChildren(); return; }
+    let mark = byId('receiver');
+    if (!mark) {
+      mark = svgEl('g', { id: 'receiver', class: 'receiver' }, g);
+      svgEl('circle', { r: 9, class: 'receiver-halo' }, mark);
+      svgEl('path', { d: 'M0,-6L6,0L0,6L-6,0Z', class: 'receiver-dot' }, mark);
+      const title = svgEl('title', {}, mark);
+      title.textContent = `receiver ${fmtLatLon(receiver.lat, receiver.lon)}`;
+    }
+    const [sx, sy] = toScreen(mercX(receiver.lon), mercY(receiver.lat));
+    mark.setAttribute('transform', `translate(${sx.toFixed(1)} ${sy.toFixed(1)})`);
+  }
+
+  // ---- aircraft markers and trails --------------------------------------
+  function markerScale(category) {
+    switch (category) {
+      case 'A1': return 0.72;
+      case 'A2': return 0.85;
+      case 'A4': case 'A5': return 1.12;
+      case 'A6': return 0.95;
+      case 'A7': case 'B1': case 'B4': case 'B6': return 0.72;
+      default: return 1;
+    }
+  }
+
+  function createMarker(p) {
+    const g = svgEl('g', { class: 'aircraft', 'data-hex': p.hex }, layers.aircraft);
+    p.ring = svgEl('circle', { r: 17, class: 'select-ring' }, g);
+    p.icon = svgEl('path', { d: PLANE_PATH, class: 'icon' }, g);
+    p.label = svgEl('text', { x: 14, y: -2, class: 'label' }, g);
+    p.label2 = svgEl('text', { x: 14, y: 10, class: 'label sub' }, g);
+    p.title = svgEl('title', {}, g);
+    g.addEventListener('click', (ev) => { ev.stopPropagation(); select(p.hex, true); });
+    p.marker = g;
+    p.mstate = {};
+  }
+
+  function setAttrIfChanged(el, cache, key, name, value) {
+    if (cache[key] !== value) { cache[key] = value; el.setAttribute(name, value); }
+  }
+  function setTextIfChanged(el, cache, key, value) {
+    if (cache[key] !== value) { cache[key] = value; el.textContent = value; }
+  }
+
+  function updateMarker(p) {
+    const d = p.d;
+    if (!hasPos(d)) {
+      if (p.marker) { p.marker.remove(); p.marker = null; }
+      return;
+    }
+    if (!p.marker) createMarker(p);
+    const c = p.mstate;
+    const alt = altitudeOf(d);
+    const colour = altColour(alt);
+    const [sx, sy] = toScreen(mercX(d.lon), mercY(d.lat));
+    p.sx = sx;
+    p.sy = sy;
+    setAttrIfChanged(p.marker, c, 'pos', 'transform', `translate(${sx.toFixed(1)} ${sy.toFixed(1)})`);
+    const cat = typeof d.category === 'string' ? d.category : '';
+    const vehicle = /^C[1-7]$/.test(cat);
+    setAttrIfChanged(p.icon, c, 'shape', 'd', vehicle ? VEHICLE_PATH : PLANE_PATH);
+    const rot = isNum(d.track) ? d.track : (isNum(d.true_heading) ? d.true_heading : 0);
+    setAttrIfChanged(p.icon, c, 'rot', 'transform', `rotate(${rot.toFixed(0)}) scale(${markerScale(cat)})`);
+    setAttrIfChanged(p.icon, c, 'fill', 'fill', colour);
+    const sq = typeof d.squawk === 'string' ? d.squawk : '';
+    const cls = ['aircraft'];
+    if (alt === 'ground') cls.push('ground');
+    if (EMERGENCY_SQUAWKS[sq]) cls.push('emergency');
+    if (p.hex === selectedHex) cls.push('selected');
+    if (isNum(d.seen_pos) && d.seen_pos > POSITION_STALE_S) cls.push('stale');
+    if (c.hidden) cls.push('label-hidden');
+    setAttrIfChanged(p.marker, c, 'class', 'class', cls.join(' '));
+    setTextIfChanged(p.label, c, 'l1', callsign(d) || p.hex.toUpperCase());
+    setTextIfChanged(p.label2, c, 'l2', fmtAltShort(alt) + (isNum(d.gs) && alt !== 'ground' ? ` ${Math.round(d.gs)}kt` : ''));
+    setTextIfChanged(p.title, c, 'title', `${callsign(d) || '—'} (${p.hex.toUpperCase()}) ${fmtAlt(alt)}${isNum(alt) ? ' ft' : ''}`);
+  }
+
+  function updateTrailPoints(p) {
+    const d = p.d;
+    if (!hasPos(d)) return;
+    const last = p.trail[p.trail.length - 1];
+    const x = mercX(d.lon);
+    const y = mercY(d.lat);
+    if (last && last[0] === x && last[1] === y) return;
+    p.trail.push([x, y, altitudeOf(d)]);
+    if (p.trail.length > TRAIL_MAX_POINTS) p.trail.splice(0, p.trail.length - TRAIL_MAX_POINTS);
+    p.trailDirty = true;
+  }
+
+  /**
+   * Trails: one polyline per run of points in the same altitude band, older
+   * runs fainter. Trail points are kept in Mercator units; redrawn only when
+   * the trail or the view changed.
+   */
+  function renderTrail(p) {
+    if (p.trail.length < 2) {
+      if (p.trailGroup) { p.trailGroup.remove(); p.trailGroup = null; }
+      return;
+    }
+    if (!p.trailGroup) p.trailGroup = svgEl('g', { class: 'trail', 'data-hex': p.hex }, layers.trails);
+    p.trailGroup.classList.toggle('selected', p.hex === selectedHex);
+    if (!p.trailDirty && p.trailVersion === viewVersion) return;
+    p.trailDirty = false;
+    p.trailVersion = viewVersion;
+    const runs = [];
+    let run = null;
+    for (const [x, y, alt] of p.trail) {
+      const [sx, sy] = toScreen(x, y);
+      const pt = `${sx.toFixed(1)},${sy.toFixed(1)}`;
+      const band = altBand(alt);
+      if (!run || run.band !== band) {
+        if (run) run.points.push(pt); // join the runs
+        run = { band, alt, points: [] };
+        runs.push(run);
+      }
+      run.points.push(pt);
+    }
+    const lines = p.trailGroup.children;
+    for (let i = 0; i < runs.length; i++) {
+      const line = lines[i] || svgEl('polyline', {}, p.trailGroup);
+      line.setAttribute('points', runs[i].points.join(' '));
+      line.setAttribute('stroke', altColour(runs[i].alt));
+      line.setAttribute('stroke-opacity', (0.3 + 0.65 * (i + 1) / runs.length).toFixed(2));
+    }
+    while (lines.length > runs.length) lines[lines.length - 1].remove();
+  }
+
+  // Label places around the icon: [x, y of the first line, anchor, box left/top/right/bottom
+  // relative to the icon as functions of the label width].
+  const LABEL_PLACES = [
+    { x: 14, y: -2, anchor: 'start', box: (w) => [12, -14, 12 + w, 13] },
+    { x: -14, y: -2, anchor: 'end', box: (w) => [-12 - w, -14, -12, 13] },
+    { x: 0, y: 24, anchor: 'middle', box: (w) => [-w / 2, 12, w / 2, 38] },
+    { x: 0, y: -26, anchor: 'middle', box: (w) => [-w / 2, -38, w / 2, -12] },
+  ];
+  const overlaps = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+
+  /**
+   * Places each label beside its icon where it covers no other label or
+   * icon (keeping last second's place when it is still free); labels that
+   * fit nowhere are hidden, except the selected and emergency ones.
+   */
+  function placeLabels() {
+    if (!showLabels) return;
+    const list = [];
+    for (const p of planes.values()) if (p.marker) list.push(p);
+    const rank = (p) => (p.hex === selectedHex ? 0 : p.marker.classList.contains('emergency') ? 1 : 2);
+    list.sort((a, b) => rank(a) - rank(b) || a.hex.localeCompare(b.hex));
+    const icons = list.map((p) => [p.sx - 11, p.sy - 11, p.sx + 11, p.sy + 11]);
+    const taken = [];
+    for (let i = 0; i < list.length; i++) {
+      const p = list[i];
+      const c = p.mstate;
+      const width = Math.max((c.l1 || '').length * 7, (c.l2 || '').length * 5.6) + 4;
+      const order = [p.labelPlace || 0, 0, 1, 2, 3];
+      let chosen = -1;
+      let box = null;
+      for (const k of order) {
+        const r = LABEL_PLACES[k].box(width);
+        const b = [p.sx + r[0], p.sy + r[1], p.sx + r[2], p.sy + r[3]];
+        if (taken.some((t) => overlaps(t, b))) continue;
+        if (icons.some((t, j) => j !== i && overlaps(t, b))) continue;
+        chosen = k;
+        box = b;
+        break;
+      }
+      const hidden = chosen < 0 && rank(p) === 2;
+      if (chosen < 0) chosen = p.labelPlace || 0;
+      if (box) taken.push(box);
+      else if (!hidden) { const r = LABEL_PLACES[chosen].box(width); taken.push([p.sx + r[0], p.sy + r[1], p.sx + r[2], p.sy + r[3]]); }
+      p.labelPlace = chosen;
+      const place = LABEL_PLACES[chosen];
+      setAttrIfChanged(p.label, c, 'lx', 'x', place.x);
+      setAttrIfChanged(p.label, c, 'ly', 'y', place.y);
+      setAttrIfChanged(p.label, c, 'la', 'text-anchor', place.anchor);
+      setAttrIfChanged(p.label2, c, 'l2x', 'x', place.x);
+      setAttrIfChanged(p.label2, c, 'l2y', 'y', place.y + 12);
+      setAttrIfChanged(p.label2, c, 'l2a', 'text-anchor', place.anchor);
+      if (c.hidden !== hidden) {
+        c.hidden = hidden;
+        const cls = c.class.split(' ').filter((x) => x !== 'label-hidden');
+        if (hidden) cls.push('label-hidden');
+        setAttrIfChanged(p.marker, c, 'class', 'class', cls.join(' '));
+      }
+    }
+  }
+
+  // ---- table ------------------------------------------------------------
+  const COLUMNS = [
+    ['hex', (d, p) => p.hex.toUpperCase(), ''],
+    ['flight', (d) => callsign(d), ''],
+    ['squawk', (d) => (typeof d.squawk === 'string' ? d.squawk : ''), ''],
+    ['alt', (d) => fmtAlt(altitudeOf(d)), 'num'],
+    ['gs', (d) => fmtInt(d.gs), 'num'],
+    ['track', (d) => fmtInt(d.track), 'num opt'],
+    ['vrate', (d) => fmtSigned(vrateOf(d)), 'num'],
+    ['dist', (d) => fmtFixed(distOf(d), 1), 'num'],
+    ['rssi', (d) => fmtFixed(d.rssi, 1), 'num opt'],
+    ['messages', (d) => fmtInt(d.messages), 'num opt'],
+    ['seen', (d) => fmtFixed(d.seen, isNum(d.seen) && d.seen < 10 ? 1 : 0), 'num'],
+  ];
+  const SORT_VALUE = {
+    hex: (d, p) => p.hex,
+    flight: (d) => callsign(d) || null,
+    squawk: (d) => (typeof d.squawk === 'string' ? d.squawk : null),
+    alt: (d) => { const a = altitudeOf(d); return a === 'ground' ? -1 : a; },
+    gs: (d) => (isNum(d.gs) ? d.gs : null),
+    track: (d) => (isNum(d.track) ? d.track : null),
+    vrate: (d) => vrateOf(d),
+    dist: (d) => distOf(d),
+    rssi: (d) => (isNum(d.rssi) ? d.rssi : null),
+    messages: (d) => (isNum(d.messages) ? d.messages : null),
+    seen: (d) => (isNum(d.seen) ? d.seen : null),
+  };
+
+  function createRow(p) {
+    const tr = document.createElement('tr');
+    tr.dataset.hex = p.hex;
+    p.cells = COLUMNS.map(([, , cls]) => {
+      const td = document.createElement('td');
+      if (cls) td.className = cls;
+      tr.appendChild(td);
+      return td;
+    });
+    p.cellText = COLUMNS.map(() => null);
+    tr.addEventListener('click', () => select(p.hex === selectedHex ? null : p.hex, false));
+    p.row = tr;
+    p.rowClass = null;
+  }
+
+  function updateRow(p) {
+    if (!p.row) createRow(p);
+    const d = p.d;
+    for (let i = 0; i < COLUMNS.length; i++) {
+      const text = COLUMNS[i][1](d, p);
+      if (p.cellText[i] !== text) { p.cellText[i] = text; p.cells[i].textContent = text; }
+    }
+    const sq = typeof d.squawk === 'string' ? d.squawk : '';
+    const cls = [];
+    if (EMERGENCY_SQUAWKS[sq]) cls.push('emergency');
+    if (p.hex === selectedHex) cls.push('selected');
+    if (!hasPos(d)) cls.push('no-pos');
+    const c = cls.join(' ');
+    if (p.rowClass !== c) {
+      p.rowClass = c;
+      p.row.className = c;
+      p.row.title = EMERGENCY_SQUAWKS[sq] ? `squawk ${sq}: ${EMERGENCY_SQUAWKS[sq]}` : '';
+    }
+  }
+
+  function compareNullsLast(a, b, asc) {
+    const an = a === null || a === undefined;
+    const bn = b === null || b === undefined;
+    if (an || bn) return an === bn ? 0 : an ? 1 : -1;
+    const r = typeof a === 'string' ? a.localeCompare(b) : a - b;
+    return asc ? r : -r;
+  }
+
+  function sortRows() {
+    const key = SORT_VALUE[sortKey];
+    const list = [...planes.values()];
+    list.sort((a, b) => compareNullsLast(key(a.d, a), key(b.d, b), sortAsc) || a.hex.localeCompare(b.hex));
+    const rows = tbody.children;
+    let inOrder = rows.length === list.length;
+    for (let i = 0; inOrder && i < list.length; i++) inOrder = rows[i] === list[i].row;
+    if (!inOrder) for (const p of list) tbody.appendChild(p.row);
+    for (const th of table.tHead.rows[0].cells) {
+      const on = th.dataset.key === sortKey;
+      th.classList.toggle('sorted', on);
+      th.classList.toggle('asc', on && sortAsc);
+      th.classList.toggle('desc', on && !sortAsc);
+      if (on) th.setAttribute('aria-sort', sortAsc ? 'ascending' : 'descending');
+      else th.removeAttribute('aria-sort');
+    }
+  }
+
+  for (const th of table.tHead.rows[0].cells) {
+    th.tabIndex = 0;
+    const activate = () => {
+      if (sortKey === th.dataset.key) sortAsc = !sortAsc;
+      else { sortKey = th.dataset.key; sortAsc = !['rssi', 'messages', 'alt', 'gs'].includes(sortKey); }
+      sortRows();
+    };
+    th.addEventListener('click', activate);
+    th.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); activate(); } });
+  }
+
+  // ---- selection and details ----------------------------------------------
+  function select(hex, fromMap) {
+    selectedHex = hex && planes.has(hex) ? hex : null;
+    for (const p of planes.values()) { updateRow(p); updateMarker(p); renderTrail(p); }
+    placeLabels();
+    const p = selectedHex && planes.get(selectedHex);
+    if (p) {
+      if (p.marker) p.marker.parentNode.appendChild(p.marker); // draw on top
+      if (fromMap && p.row) p.row.scrollIntoView({ block: 'nearest' });
+      if (follow && hasPos(p.d)) centreOn(p.d.lat, p.d.lon);
+    }
+    renderDetails();
+  }
+
+  function detailRow(name, value) {
+    return value === '' || value === null || value === undefined ? '' : `<dt>${name}</dt><dd>${value}</dd>`;
+  }
+  function escapeHtml(s) {
+    return String(s).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  }
+  function renderDetails() {
+    const p = selectedHex && planes.get(selectedHex);
+    if (!p) { ui.details.hidden = true; ui.details.replaceChildren(); return; }
+    const d = p.d;
+    const alt = altitudeOf(d);
+    const sq = typeof d.squawk === 'string' ? d.squawk : '';
+    const dist = distOf(d);
+    ui.details.hidden = false;
+    ui.details.innerHTML =
+      `<div class="details-head"><span class="swatch" style="background:${altColour(alt)}"></span>` +
+      `<b>${escapeHtml(callsign(d) || '—')}</b><span class="dim">${escapeHtml(p.hex.toUpperCase())}</span>` +
+      `<button type="button" class="close" title="clear the selection (Esc)">×</button></div>` +
+      (EMERGENCY_SQUAWKS[sq] ? `<div class="details-alert">squawk ${sq}: ${EMERGENCY_SQUAWKS[sq]}</div>` : '') +
+      '<dl>' +
+      detailRow('type', escapeHtml(typeof d.type === 'string' ? d.type : '')) +
+      detailRow('category', escapeHtml(typeof d.category === 'string' ? d.category : '')) +
+      detailRow('squawk', escapeHtml(sq)) +
+      detailRow('altitude', alt === 'ground' ? 'on the ground' : isNum(alt) ? `${fmtAlt(alt)} ft` : '') +
+      detailRow('vert. rate', isNum(vrateOf(d)) ? `${fmtSigned(vrateOf(d))} ft/min` : '') +
+      detailRow('speed', isNum(d.gs) ? `${Math.round(d.gs)} kt` : '') +
+      detailRow('track', isNum(d.track) ? `${Math.round(d.track)}°` : '') +
+      detailRow('position', hasPos(d) ? fmtLatLon(d.lat, d.lon) : 'unknown') +
+      detailRow('distance', isNum(dist) ? `${dist.toFixed(1)} NM` : '') +
+      detailRow('RSSI', isNum(d.rssi) ? `${d.rssi.toFixed(1)} dBFS` : '') +
+      detailRow('messages', fmtInt(d.messages)) +
+      detailRow('last seen', isNum(d.seen) ? `${d.seen.toFixed(1)} s ago` : '') +
+      '</dl>';
+    ui.details.querySelector('.close').addEventListener('click', () => select(null, false));
+  }
+
+  function setFollow(on) {
+    follow = on;
+    ui.follow.setAttribute('aria-pressed', String(on));
+    const p = on && selectedHex && planes.get(selectedHex);
+    if (p && hasPos(p.d)) centreOn(p.d.lat, p.d.lon);
+  }
+  ui.follow.addEventListener('click', () => setFollow(!follow));
+  ui.labels.addEventListener('click', () => {
+    showLabels = !showLabels;
+    ui.labels.setAttribute('aria-pressed', String(showLabels));
+    svg.classList.toggle('no-labels', !showLabels);
+    placeLabels();
+  });
+  document.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape') select(null, false);
+  });
+
+  // ---- view: rendering, zoom, pan -----------------------------------------
+  function measure() {
+    const r = svg.getBoundingClientRect();
+    view.w = Math.max(1, Math.round(r.width));
+    view.h = Math.max(1, Math.round(r.height));
+  }
+  let viewKey = '';
+  let viewVersion = 0;
+  /** Redraws what depends on the view; the static layers only when it changed. */
+  function renderView() {
+    measure();
+    const key = `${view.cx},${view.cy},${view.z},${view.w},${view.h},${receiver !== null},${tileTemplate}`;
+    if (key !== viewKey) {
+      viewKey = key;
+      viewVersion++;
+      renderTiles();
+      renderGraticule();
+      renderRings();
+      renderReceiver();
+    }
+    for (const p of planes.values()) { updateMarker(p); renderTrail(p); }
+    placeLabels();
+  }
+  let frameQueued = false;
+  function queueRender() {
+    if (frameQueued) return;
+    frameQueued = true;
+    requestAnimationFrame(() => { frameQueued = false; renderView(); });
+  }
+  function centreOn(lat, lon) {
+    view.cx = mercX(lon);
+    view.cy = mercY(lat);
+  }
+  function zoomAt(px, py, newZ) {
+    newZ = clampZoom(newZ);
+    const [wx, wy] = fromScreen(px, py);
+    view.z = newZ;
+    const s = scale();
+    view.cx = wx - (px - view.w / 2) / s;
+    view.cy = wy - (py - view.h / 2) / s;
+    queueRender();
+  }
+  /** Radius shown at start: the 100 NM ring, or 50 NM on a phone-sized map. */
+  function initialRangeNm() { return Math.min(view.w, view.h) < 560 ? 50 : 100; }
+  function placeInitialView() {
+    if (view.placed) return;
+    measure();
+    if (receiver) {
+      centreOn(receiver.lat, receiver.lon);
+      view.z = clampZoom(zoomForRange(receiver.lat, initialRangeNm(), 0.92 * Math.min(view.w, view.h) / 2));
+      view.placed = true;
+      return;
+    }
+    const pos = [...planes.values()].filter((p) => hasPos(p.d));
+    if (receiverLoaded && pos.length) {
+      const lat = pos.reduce((s, p) => s + p.d.lat, 0) / pos.length;
+      const lon = pos.reduce((s, p) => s + p.d.lon, 0) / pos.length;
+      centreOn(lat, lon);
+      view.z = clampZoom(zoomForRange(lat, initialRangeNm(), 0.92 * Math.min(view.w, view.h) / 2));
+      view.placed = true;
+    }
+  }
+
+  byId('zoom-in').addEventListener('click', () => zoomAt(view.w / 2, view.h / 2, view.z + 1));
+  byId('zoom-out').addEventListener('click', () => zoomAt(view.w / 2, view.h / 2, view.z - 1));
+  byId('recenter').addEventListener('click', () => {
+    setFollow(false);
+    if (receiver) centreOn(receiver.lat, receiver.lon);
+    queueRender();
+  });
+  svg.addEventListener('wheel', (ev) => {
+    ev.preventDefault();
+    const r = svg.getBoundingClientRect();
+    const step = ev.deltaMode === 1 ? ev.deltaY * 0.05 : ev.deltaY * 0.0025;
+    zoomAt(ev.clientX - r.left, ev.clientY - r.top, view.z - Math.max(-1, Math.min(1, step)));
+  }, { passive: false });
+  svg.addEventListener('dblclick', (ev) => {
+    const r = svg.getBoundingClientRect();
+    zoomAt(ev.clientX - r.left, ev.clientY - r.top, view.z + 1);
+  });
+
+  // Drag to pan (mouse or one finger), pinch to zoom (two fingers).
+  const pointers = new Map();
+  let dragMoved = false;
+  let pinchStart = null;
+  svg.addEventListener('pointerdown', (ev) => {
+    pointers.set(ev.pointerId, [ev.clientX, ev.clientY]);
+    if (pointers.size === 1) dragMoved = false;
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinchStart = { dist: Math.hypot(a[0] - b[0], a[1] - b[1]), z: view.z };
+    }
+  });
+  svg.addEventListener('pointermove', (ev) => {
+    const prev = pointers.get(ev.pointerId);
+    if (!prev) return;
+    const cur = [ev.clientX, ev.clientY];
+    pointers.set(ev.pointerId, cur);
+    if (pointers.size === 2 && pinchStart) {
+      const [a, b] = [...pointers.values()];
+      const r = svg.getBoundingClientRect();
+      const dist = Math.hypot(a[0] - b[0], a[1] - b[1]);
+      if (pinchStart.dist > 0 && dist > 0) {
+        zoomAt((a[0] + b[0]) / 2 - r.left, (a[1] + b[1]) / 2 - r.top, pinchStart.z + Math.log2(dist / pinchStart.dist));
+      }
+      dragMoved = true;
+      return;
+    }
+    const dx = cur[0] - prev[0];
+    const dy = cur[1] - prev[1];
+    if (!dragMoved && Math.hypot(dx, dy) < 3) { pointers.set(ev.pointerId, prev); return; }
+    if (!dragMoved) {
+      dragMoved = true;
+      try { svg.setPointerCapture(ev.pointerId); } catch (e) { /* pointer already gone */ }
+      svg.classList.add('dragging');
+      if (follow && selectedHex) setFollow(false);
+    }
+    const s = scale();
+    view.cx -= dx / s;
+    view.cy -= dy / s;
+    queueRender();
+  });
+  const pointerEnd = (ev) => {
+    pointers.delete(ev.pointerId);
+    if (pointers.size < 2) pinchStart = null;
+    if (pointers.size === 0) svg.classList.remove('dragging');
+  };
+  svg.addEventListener('pointerup', pointerEnd);
+  svg.addEventListener('pointercancel', pointerEnd);
+  svg.addEventListener('click', (ev) => {
+    // A click (not the end of a drag) on empty map clears the selection.
+    if (!dragMoved && !ev.target.closest('.aircraft')) select(null, false);
+  });
+  window.addEventListener('resize', queueRender);
+
+  // ---- data -------------------------------------------------------------
+  function setStatus(ok, why) {
+    ui.status.hidden = ok;
+    ui.status.title = ok ? '' : why;
+    document.body.classList.toggle('stale', !ok);
+  }
+
+  async function fetchJson(url) {
+    const resp = await fetch(url, { cache: 'no-store' });
+    if (!resp.ok) throw new Error(`${url}: HTTP ${resp.status}`);
+    return resp.json();
+  }
+
+  async function loadReceiver() {
+    try {
+      const r = await fetchJson('data/receiver.json');
+      receiverLoaded = true;
+      if (isNum(r.lat) && isNum(r.lon) && Math.abs(r.lat) <= 90 && Math.abs(r.lon) <= 180) {
+        receiver = { lat: r.lat, lon: r.lon };
+      }
+      if (isNum(r.refresh) && r.refresh > 0) refreshMs = Math.max(250, Math.min(10000, r.refresh));
+      if (typeof r.version === 'string') ui.version.textContent = r.version;
+      if (typeof r.tiles === 'string' && /\{z\}/.test(r.tiles) && /\{x\}/.test(r.tiles) && /\{y\}/.test(r.tiles)) {
+        tileTemplate = r.tiles;
+        svg.classList.add('has-tiles');
+        let host = '';
+        try { host = new URL(r.tiles.replace(/[{}]/g, ''), location.href).host; } catch (e) { host = ''; }
+        ui.attribution.textContent = 'tiles: ' + (/openstreetmap/.test(host) ? '© OpenStreetMap contributors' : host || 'local');
+      }
+    } catch (e) {
+      receiverLoaded = false; // tried again with the next poll
+    }
+  }
+
+  function applyAircraft(json) {
+    const list = Array.isArray(json.aircraft) ? json.aircraft : [];
+    const seen = new Set();
+    let withPos = 0;
+    for (const d of list) {
+      if (!d || typeof d.hex !== 'string' || d.hex === '') continue;
+      const hex = d.hex.toLowerCase();
+      if (seen.has(hex)) continue;
+      seen.add(hex);
+      let p = planes.get(hex);
+      if (!p) { p = { hex, trail: [], marker: null, row: null, trailGroup: null }; planes.set(hex, p); }
+      p.d = d;
+      if (hasPos(d)) { withPos++; updateTrailPoints(p); }
+    }
+    for (const [hex, p] of planes) {
+      if (seen.has(hex)) continue;
+      if (p.marker) p.marker.remove();
+      if (p.row) p.row.remove();
+      if (p.trailGroup) p.trailGroup.remove();
+      planes.delete(hex);
+    }
+    if (selectedHex && !planes.has(selectedHex)) selectedHex = null;
+    if (wantedHex && planes.has(wantedHex)) { selectedHex = wantedHex; wantedHex = null; }
+
+    placeInitialView();
+    const sel = selectedHex && planes.get(selectedHex);
+    if (sel && follow && hasPos(sel.d)) centreOn(sel.d.lat, sel.d.lon);
+    renderView();
+    for (const p of planes.values()) updateRow(p);
+    sortRows();
+    renderDetails();
+
+    ui.total.textContent = String(planes.size);
+    ui.withPos.textContent = String(withPos);
+    ui.empty.hidden = planes.size > 0;
+    if (isNum(json.now)) {
+      ui.updated.textContent = fmtUtc(json.now);
+      if (previous && isNum(json.messages) && json.now > previous.now && json.messages >= previous.messages) {
+        const rate = (json.messages - previous.messages) / (json.now - previous.now);
+        ui.rate.textContent = rate < 10 ? rate.toFixed(1) : String(Math.round(rate));
+      }
+      previous = isNum(json.messages) ? { now: json.now, messages: json.messages } : null;
+      lastNow = json.now;
+    }
+  }
+
+  async function poll() {
+    try {
+      if (!receiverLoaded) {
+        await loadReceiver();
+        if (receiverLoaded) { placeInitialView(); renderView(); }
+      }
+      const json = await fetchJson('data/aircraft.json');
+      if (!json || typeof json !== 'object') throw new Error('aircraft.json: not an object');
+      applyAircraft(json);
+      setStatus(true, '');
+    } catch (e) {
+      setStatus(false, String(e && e.message ? e.message : e));
+    } finally {
+      setTimeout(poll, refreshMs);
+    }
+  }
+
+  measure();
+  renderView();
+  sortRows();
+  poll();
+  // Read-only view of the state, for the browser console and for the
+  // interaction test in host/tests/web_map.rs.
+  window.airwaves = { view, planes, get lastUpdate() { return lastNow; } };
+})();
