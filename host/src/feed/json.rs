@@ -453,12 +453,7 @@ mod test {
     use airwaves_core::modes::tracker::{ReceivedFrame, TrackerConfig};
     use serde_json::Value;
 
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::feed::testing::hex;
 
     const T0: u64 = 1_457_996_400_000;
 

@@ -332,12 +332,7 @@ mod test {
     use airwaves_core::modes::tracker::{ReceivedFrame, TrackerConfig};
     use std::collections::HashMap;
 
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::feed::testing::hex;
 
     fn is_name(s: &str) -> bool {
         let mut ch = s.chars();

@@ -11,3 +11,15 @@ pub mod json;
 pub mod metrics;
 pub mod sbs;
 pub mod stats;
+
+/// Helpers for this module's tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// Bytes of an even-length hex string (test literals only).
+    pub(crate) fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+}

@@ -308,12 +308,7 @@ mod test {
     use airwaves_core::modes::frame::Capability;
     use airwaves_core::modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
 
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::feed::testing::hex;
 
     /// A valid DF11 acquisition squitter (CA 5) from `addr`, to make an
     /// address known to the tracker.

@@ -717,12 +717,7 @@ mod test {
         assert_eq!(v["total"]["local"]["peak_signal"], -1.0);
     }
 
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::feed::testing::hex;
 
     /// Real frames through a tracker, counted by source and verdict.
     #[test]

@@ -562,13 +562,7 @@ mod test {
     use std::net::SocketAddr;
     use std::sync::atomic::AtomicBool;
 
-    fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !cond() {
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
-            thread::sleep(Duration::from_millis(2));
-        }
-    }
+    use crate::net::testing::wait_until;
 
     fn local() -> SocketAddr {
         "127.0.0.1:0".parse().unwrap()

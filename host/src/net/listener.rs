@@ -235,15 +235,8 @@ pub fn listen(addr: SocketAddr, hub: Hub) -> io::Result<ListenerHandle> {
 mod test {
     use super::*;
     use std::io::Read;
-    use std::time::Instant;
 
-    fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !cond() {
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
-            thread::sleep(Duration::from_millis(5));
-        }
-    }
+    use crate::net::testing::wait_until;
 
     #[test]
     fn test_cap_and_shutdown() {

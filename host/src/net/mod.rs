@@ -37,3 +37,19 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+/// Helpers for this module's tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::time::{Duration, Instant};
+
+    /// Poll `cond` every 2 ms until it holds; panic naming `what` after
+    /// 10 s.
+    pub(crate) fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !cond() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
