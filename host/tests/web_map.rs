@@ -1008,3 +1008,147 @@ fn test_dom_reader() {
     assert_eq!(text_of_id(dom, "nope"), None);
     assert!(png_size(b"not a png").is_err());
 }
+
+/// One HTTP/1.1 GET to a local server; the body.
+fn http_body(addr: &str, path: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .map_err(|e| e.to_string())?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| e.to_string())?;
+    let mut v = Vec::new();
+    s.read_to_end(&mut v).map_err(|e| e.to_string())?;
+    let at = v
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or("no header end")?;
+    Ok(v[at + 4..].to_vec())
+}
+
+/// The real thing: `airwaves adsb --demo` (the simulated sky through the
+/// real demodulator, served by the binary's own HTTP server), loaded in
+/// headless Chromium. The table and the map show the aircraft that the
+/// feeder's `aircraft.json` lists; a screenshot is kept.
+#[test]
+fn test_map_of_a_running_demo_feeder() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut feeder = Command::new(env!("CARGO_BIN_EXE_airwaves"))
+        .args([
+            "adsb",
+            "--demo",
+            "--quiet",
+            "--http-port",
+            &port.to_string(),
+        ])
+        .args(["--net-ro-port", "0", "--net-sbs-port", "0"])
+        .args([
+            "--net-bo-port",
+            "0",
+            "--net-bi-port",
+            "0",
+            "--duration",
+            "90",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    struct Kill<'a>(&'a mut std::process::Child);
+    impl Drop for Kill<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _kill = Kill(&mut feeder);
+    // "Within seconds the map fills": wait for 15 aircraft with positions.
+    let t0 = Instant::now();
+    let listed = |body: &[u8]| -> (BTreeSet<String>, BTreeSet<String>) {
+        let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let list = v["aircraft"].as_array().cloned().unwrap_or_default();
+        let hex = |a: &Value| a["hex"].as_str().unwrap_or("").to_owned();
+        (
+            list.iter().map(hex).collect(),
+            list.iter()
+                .filter(|a| a["lat"].is_number())
+                .map(hex)
+                .collect(),
+        )
+    };
+    loop {
+        let body = http_body(&addr, "/data/aircraft.json").unwrap_or_default();
+        let (_, with_pos) = listed(&body);
+        if with_pos.len() >= 15 {
+            println!(
+                "demo: {} aircraft with a position after {:.1} s",
+                with_pos.len(),
+                t0.elapsed().as_secs_f64()
+            );
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(40),
+            "only {} aircraft with a position after 40 s",
+            with_pos.len()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let url = format!("http://{addr}/");
+    let before = listed(&http_body(&addr, "/data/aircraft.json").unwrap());
+    let dom = dump_dom(&chromium, &url, 4000).unwrap();
+    let after = listed(&http_body(&addr, "/data/aircraft.json").unwrap());
+    let rows: BTreeSet<String> = hexes(&dom, "tr", "").into_iter().collect();
+    let markers: BTreeSet<String> = hexes(&dom, "g", "aircraft").into_iter().collect();
+    println!(
+        "DOM: {} rows, {} markers; aircraft.json: {} aircraft, {} with a position",
+        rows.len(),
+        markers.len(),
+        after.0.len(),
+        after.1.len()
+    );
+    // Every row and marker is an aircraft the feeder lists (before or
+    // after the page loaded: aircraft appear and expire meanwhile) …
+    let listed_any: BTreeSet<String> = before.0.union(&after.0).cloned().collect();
+    let positioned_any: BTreeSet<String> = before.1.union(&after.1).cloned().collect();
+    assert!(
+        rows.is_subset(&listed_any),
+        "rows {rows:?} vs {listed_any:?}"
+    );
+    assert!(markers.is_subset(&positioned_any), "markers {markers:?}");
+    // … and every aircraft listed both times is shown.
+    let stable: BTreeSet<String> = before.0.intersection(&after.0).cloned().collect();
+    let stable_pos: BTreeSet<String> = before.1.intersection(&after.1).cloned().collect();
+    assert!(
+        stable.is_subset(&rows),
+        "missing rows: {:?}",
+        stable.difference(&rows)
+    );
+    assert!(
+        stable_pos.is_subset(&markers),
+        "missing markers: {:?}",
+        stable_pos.difference(&markers)
+    );
+    assert!(markers.len() >= 15, "{} markers", markers.len());
+    let gs = elements(&dom, "g");
+    assert!(gs.iter().any(|e| e.attr("id") == Some("receiver")));
+
+    let png = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web_map-demo-feeder.png");
+    screenshot(&chromium, &url, 4000, &png, 1280, 900).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(png_size(&bytes).unwrap(), (1280, 900));
+    assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
+    println!("screenshot of the demo feeder's map: {}", png.display());
+}
