@@ -305,7 +305,10 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
     loop {
         if !source_done {
             match consumer.pop_timeout(iq_wait) {
-                Ok(buf) => pipeline.process_iq(&buf, unix_ms()),
+                Ok(buf) => {
+                    pipeline.set_outputs(net.outputs());
+                    pipeline.process_iq(&buf, unix_ms());
+                }
                 Err(ring::PopError::Timeout) => {}
                 Err(_) => {
                     // The source thread has ended: flush the demodulator.
@@ -338,6 +341,7 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
                 rx.try_recv().ok()
             };
             if let Some(f) = first {
+                pipeline.set_outputs(net.outputs());
                 pipeline.process_remote(&f.message, unix_ms());
                 for f in rx.try_iter().take(BEAST_IN_QUEUE) {
                     pipeline.process_remote(&f.message, unix_ms());
@@ -556,7 +560,6 @@ fn publish(pipeline: &mut Pipeline, net: &Network, lossless: bool) {
         }
     }
     pipeline.clear_batches();
-    pipeline.set_outputs(net.outputs());
 }
 
 /// Bind the enabled ports and start the connectors.
