@@ -755,19 +755,37 @@ fn test_missing_dongle_and_bad_options_are_clear() {
     let busy = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port().to_string();
     let out = Command::new(AIRWAVES)
+        .args(["adsb", "--ifile", "/dev/null", "--net", "--quiet"])
         .args([
-            "adsb",
-            "--demo",
-            "--quiet",
-            "--http-port",
+            "--net-ro-port",
             "0",
-            "--net-bo-port",
-            &port,
+            "--net-sbs-port",
+            "0",
+            "--net-bi-port",
+            "0",
         ])
+        .args(["--net-bo-port", &port])
         .output()
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--net-bo-port"), "{err}");
+    // The demo goes on without it, and says so.
+    let out = Command::new(AIRWAVES)
+        .args(["adsb", "--demo", "--http-port", "0", "--duration", "1"])
+        .args([
+            "--net-ro-port",
+            "0",
+            "--net-sbs-port",
+            "0",
+            "--net-bi-port",
+            "0",
+        ])
+        .args(["--net-bo-port", &port])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("going on without it"), "{err}");
     let _ = BufReader::new(std::io::empty()).lines();
 }

@@ -220,8 +220,24 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
     let _http = match http_port {
         Some(port) => {
             let addr = SocketAddr::new(args.net_bind_address, port);
-            let h = serve_http(addr, Arc::new(site.clone()))
-                .map_err(|e| format!("airwaves adsb: HTTP port {addr}: {e}"))?;
+            let h = match serve_http(addr, Arc::new(site.clone())) {
+                Ok(h) => h,
+                // The demo's default port taken (another feeder's map?):
+                // any free port will do.
+                Err(e) if args.demo && args.http_port.is_none() => {
+                    eprintln!("airwaves adsb: HTTP port {addr}: {e}; using a free port");
+                    serve_http(
+                        SocketAddr::new(args.net_bind_address, 0),
+                        Arc::new(site.clone()),
+                    )
+                    .map_err(|e| format!("airwaves adsb: HTTP: {e}"))?
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "airwaves adsb: HTTP port {addr}: {e} (change it with --http-port; 0 turns it off)"
+                    ));
+                }
+            };
             if !args.quiet {
                 eprintln!("airwaves adsb: web map on http://{}/", h.local_addr());
             }
@@ -600,11 +616,19 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
         (&hubs.beast, args.net_bo_port, "Beast output", "bo"),
     ] {
         if port != 0 {
-            let l = listen(bind(port), hub.clone()).map_err(|e| bind_err(what, flag, port, e))?;
-            if !args.quiet {
-                eprintln!("airwaves adsb: {what} on {}", l.local_addr());
+            match listen(bind(port), hub.clone()) {
+                Ok(l) => {
+                    if !args.quiet {
+                        eprintln!("airwaves adsb: {what} on {}", l.local_addr());
+                    }
+                    net._listeners.push(l);
+                }
+                // The demo goes on without a port another feeder holds.
+                Err(e) if args.demo => {
+                    eprintln!("{}; going on without it", bind_err(what, flag, port, e))
+                }
+                Err(e) => return Err(bind_err(what, flag, port, e)),
             }
-            net._listeners.push(l);
         }
     }
     let wants_in = args.net_bi_port != 0
@@ -621,12 +645,21 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
     }
     if args.net_bi_port != 0 {
         let port = args.net_bi_port;
-        let l = listen_beast_in(bind(port), sink.clone())
-            .map_err(|e| bind_err("Beast input", "bi", port, e))?;
-        if !args.quiet {
-            eprintln!("airwaves adsb: Beast input on {}", l.local_addr());
+        match listen_beast_in(bind(port), sink.clone()) {
+            Ok(l) => {
+                if !args.quiet {
+                    eprintln!("airwaves adsb: Beast input on {}", l.local_addr());
+                }
+                net._listeners.push(l);
+            }
+            Err(e) if args.demo => {
+                eprintln!(
+                    "{}; going on without it",
+                    bind_err("Beast input", "bi", port, e)
+                );
+            }
+            Err(e) => return Err(bind_err("Beast input", "bi", port, e)),
         }
-        net._listeners.push(l);
     }
     for spec in specs {
         let c = spawn_connector(spec.clone(), &hubs, &sink)
