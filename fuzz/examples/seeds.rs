@@ -1,7 +1,9 @@
 //! Writes the committed seed corpus, `fuzz/corpus/<target>/seed-*`, from
 //! the project's own encoders: the modulator renders the demodulator's
 //! I/Q bursts, the Beast/AVR encoders the stream decoders' input. Nothing
-//! comes from recorded data.
+//! comes from recorded data, except the literal frames of [`REAL`] (hex
+//! copied from the project's test captures) and the literal HTTP requests
+//! and rtl_tcp commands, written as real clients send them.
 //!
 //! ```text
 //! cargo run --manifest-path fuzz/Cargo.toml --example seeds [OUT_DIR]   # default fuzz/corpus
@@ -14,6 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use airwaves::rtltcp::protocol::{Command, DirectSampling, Header, TunerType};
 use airwaves_core::C32;
 use airwaves_core::modes::crc;
 use airwaves_core::modes::demod::{AddressFilter, DemodFrame, DemodState, Demodulator};
@@ -428,6 +431,238 @@ fn rds_group_seed() -> Vec<u8> {
     out
 }
 
+/// Real frames of one aircraft (ICAO 4D2023) and two others, from the
+/// test captures (`modes1_2000k`, `capture_1641427457780_2400k`).
+const REAL: [&str; 13] = [
+    "5d4d20237a55a6",               // DF11 all-call
+    "8d4d20232004d0f4cb1820b0efd4", // DF17 identification
+    "8d4d2023586b30a5a99ddf267240", // DF17 airborne position, even
+    "8d4d2023586b543cb98a1faf2586", // DF17 airborne position, odd
+    "8d4d2023991094ad487c14fc9e3d", // DF17 airborne velocity
+    "20000f1f684a6c",               // DF4 altitude (AP)
+    "280010248c796b",               // DF5 identity (AP)
+    "a0200eb02004d0f4cb18200ba365", // DF20 Comm-B (AP)
+    "a8201024fa8103000000004da3bc", // DF21 Comm-B (AP)
+    "02e60eb9be4118",               // DF0 air-air (AP)
+    "8f4d2023587f345e35837e2218b2", // DF17 CA 7 airborne position
+    "8daa2bc4f82100020049b8db9449", // DF17 TC 31 operational status
+    "8dac04d3ea4288669b5c082751d4", // DF17 TC 29 target state
+];
+
+/// Bytes from a hex string (either case).
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Request heads as browsers, tar1090, curl and Prometheus send them,
+/// plus the malformed and hostile ones the server must refuse.
+const HTTP_REQUESTS: [(&str, &str); 9] = [
+    (
+        "tar1090-aircraft",
+        "GET /data/aircraft.json?_=1701620000123 HTTP/1.1\r\nHost: 192.168.1.10:8080\r\n\
+         User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0\r\n\
+         Accept: application/json, text/javascript, */*; q=0.01\r\n\
+         X-Requested-With: XMLHttpRequest\r\nReferer: http://192.168.1.10:8080/\r\n\
+         Accept-Encoding: gzip, deflate\r\nAccept-Language: en-US,en;q=0.5\r\n\
+         Connection: keep-alive\r\n\r\n",
+    ),
+    (
+        "curl-receiver",
+        "GET /data/receiver.json HTTP/1.1\r\nHost: localhost:8080\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n",
+    ),
+    (
+        "prometheus-metrics",
+        "GET /metrics HTTP/1.1\r\nHost: feeder:8080\r\nUser-Agent: Prometheus/2.48.0\r\n\
+         Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1\r\n\
+         Accept-Encoding: gzip\r\nX-Prometheus-Scrape-Timeout-Seconds: 10\r\n\r\n",
+    ),
+    ("http10-root", "GET / HTTP/1.0\r\n\r\n"),
+    (
+        "head-close-lf",
+        "\r\nHEAD /data/stats.json HTTP/1.1\nHost: a\nConnection: close\n\n",
+    ),
+    (
+        "absolute-pipelined",
+        "GET http://feeder/index.html HTTP/1.1\r\nHost: feeder\r\n\r\nGET /%64ata/./aircraft.json HTTP/1.1\r\nHost: feeder\r\n\r\n",
+    ),
+    (
+        "traversal-encoded",
+        "GET /data/%2e%2e/%2E%2E/etc/passwd HTTP/1.1\r\nHost: a\r\n\r\n",
+    ),
+    (
+        "post-with-body",
+        "POST /data HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc",
+    ),
+    (
+        "incomplete",
+        "GET /data/aircraft.json HTTP/1.1\r\nHost: a\r\n",
+    ),
+];
+
+/// `net_inputs` seeds: connector specs (part 0) and Beast streams
+/// (part 1) built with `encode_beast` from the seed and real frames.
+fn net_inputs_seeds() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for (name, spec) in [
+        ("spec-beast-out", "feed.adsbexchange.com,30004,beast_out"),
+        ("spec-ipv6-beast-in", "::1,30005,beast_in"),
+        ("spec-spaces-sbs", " 127.0.0.1 , 30003 , sbs_out"),
+        ("spec-bad-port", "host,0,raw_out"),
+    ] {
+        let mut b = vec![0];
+        b.extend_from_slice(spec.as_bytes());
+        out.push((name.to_string(), b));
+    }
+    let mut frames: Vec<Vec<u8>> = frames().into_iter().map(|(_, f)| f).collect();
+    frames.extend(REAL.iter().map(|h| unhex(h)));
+    let mut stream = Vec::new();
+    let mut t = 0x0000_1A00_0000u64;
+    for (i, f) in frames.iter().enumerate() {
+        let mut b = [0u8; BEAST_MAX_LEN];
+        let signal = if i % 4 == 0 { 0x1A } else { 0x40 + i as u8 };
+        let n = encode_beast(&mut b, f, Timestamp::from_ticks(t), signal).expect("valid frame");
+        stream.extend_from_slice(&b[..n]);
+        if i % 5 == 2 {
+            // Junk and a cut message between good ones.
+            stream.extend_from_slice(&[0x00, 0x1A, 0x1A, 0x1A, b'3', 0x12]);
+        }
+        t += 0x1A1A;
+    }
+    // [part 1, flags, n, lengths…, stream]
+    for (name, flags, lengths) in [
+        ("beast-exact-split", 0x80, &[3u8, 0, 17, 1][..]),
+        ("beast-full-channel", 0x01, &[64][..]),
+        ("beast-receiver-gone", 0x40, &[][..]),
+    ] {
+        let mut b = vec![1, flags, lengths.len() as u8];
+        b.extend_from_slice(lengths);
+        b.extend_from_slice(&stream);
+        out.push((name.to_string(), b));
+    }
+    out
+}
+
+/// `feed_outputs` header: setup byte, start time, `receiver.json`
+/// position, string.
+fn feed_header(setup: u8, start_ms: u64, rx: [u8; 2], label: &str) -> Vec<u8> {
+    let mut out = vec![setup];
+    out.extend_from_slice(&start_ms.to_be_bytes()[2..]);
+    out.extend_from_slice(&rx);
+    out.push(u8::try_from(label.len()).expect("short label"));
+    out.extend_from_slice(label.as_bytes());
+    out
+}
+
+/// `feed_outputs` seeds: real traffic of one aircraft, the Riddle pair
+/// near a receiver, and fix-up records for the fuzzer to mutate.
+fn feed_outputs_seeds() -> Vec<(String, Vec<u8>)> {
+    let record = |dt: u8, flags: u8, signal: u8, f: &[u8]| {
+        let mut r = vec![dt, flags | u8::from(f.len() == 14), signal];
+        r.extend_from_slice(f);
+        r
+    };
+    let mut real = feed_header(0, 1_641_427_457_780, [0, 0], "");
+    for (i, h) in REAL.iter().enumerate() {
+        let f = unhex(h);
+        // Documents after the identification and at the end; the odd
+        // position 1 s after the even one.
+        let flags = if i == 1 || i == REAL.len() - 1 { 32 } else { 0 };
+        real.extend(record(if i == 3 { 32 } else { 5 }, flags, 40 + i as u8, &f));
+    }
+    let tiles = "https://{s}.tile.openstreetmap.org/{z}/{x}/{y}.png";
+    let mut riddle = feed_header(1 | 2, 1_700_000_000_000, [0x46, 0x03], tiles);
+    riddle.extend(record(0, 0, 1, &DF11));
+    riddle.extend(record(0, 0, 0, &DF17_IDENT));
+    riddle.extend(record(3, 64, 0, &DF17_EVEN));
+    riddle.extend(record(30, 32, 9, &DF17_ODD));
+    riddle.extend(record(2, 0, 20, &DF17_VELOCITY));
+    riddle.extend(record(250, 16 | 32, 5, &DF17_ODD));
+    let odd = "\"quoted\\\n\u{2708}\u{1}";
+    let mut fixups = feed_header(1 | 4, 4_102_444_800_000, [0x7F, 0x80], odd);
+    // DF17 with TC 4 identification, TC 11 position pair (same address),
+    // TC 19 velocity; DF18; DF11; an AP DF4 to the last address.
+    let mut me = [0u8; 14];
+    me[1..4].copy_from_slice(&[0xAB, 0xCD, 0xEF]);
+    me[4] = 4 << 3;
+    me[5..11].copy_from_slice(&[0x10, 0x82, 0x18, 0x20, 0x82, 0x08]);
+    fixups.extend(record(1, 2, 50, &me));
+    me[4] = 11 << 3;
+    me[5..11].copy_from_slice(&[0x30, 0x00, 0x6A, 0xD5, 0x2B, 0x11]);
+    fixups.extend(record(1, 2 | 8, 50, &me));
+    me[6] |= 0x04;
+    me[7..11].copy_from_slice(&[0x5A, 0x1B, 0x44, 0x70]);
+    fixups.extend(record(2, 2 | 8 | 32, 50, &me));
+    me[4..11].copy_from_slice(&[0x99, 0x44, 0x09, 0x94, 0x08, 0x38, 0x17]);
+    fixups.extend(record(1, 2 | 8 | 128, 60, &me));
+    fixups.extend(record(1, 4, 70, &me));
+    fixups.extend(record(1, 6, 80, &DF11));
+    fixups.extend(record(1, 8 | 64, 90, &df4(0)));
+    vec![
+        ("real-4d2023".to_string(), real),
+        ("riddle-receiver".to_string(), riddle),
+        ("fixups-escapes".to_string(), fixups),
+    ]
+}
+
+/// `rtltcp_commands` seeds: a split byte, then what clients send after
+/// the header (tuning for ADS-B, FM, HF direct sampling), one stream
+/// prefixed with a real header.
+fn rtltcp_seeds() -> Vec<(String, Vec<u8>)> {
+    let commands = |list: &[Command]| -> Vec<u8> { list.iter().flat_map(|c| c.encode()).collect() };
+    let adsb = commands(&[
+        Command::SetSampleRate(2_400_000),
+        Command::SetCenterFreq(1_090_000_000),
+        Command::SetFreqCorrection(-2),
+        Command::SetGainMode { manual: true },
+        Command::SetGain(496),
+        Command::SetAgcMode(false),
+        Command::SetBiasTee(true),
+    ]);
+    let fm = commands(&[
+        Command::SetSampleRate(1_024_000),
+        Command::SetCenterFreq(98_800_000),
+        Command::SetGainMode { manual: false },
+        Command::SetIfGain {
+            stage: 1,
+            gain: -30,
+        },
+        Command::SetGainByIndex(28),
+        Command::SetOffsetTuning(true),
+        Command::SetTestMode(false),
+    ]);
+    let hf = commands(&[
+        Command::SetDirectSampling(DirectSampling::QBranch),
+        Command::SetCenterFreq(7_100_000),
+        Command::SetRtlXtal(28_800_000),
+        Command::SetTunerXtal(28_800_000),
+        Command::Unknown(0x20, 1),
+    ]);
+    let mut with_header = vec![3];
+    with_header.extend_from_slice(&Header::R820T.encode());
+    with_header.extend_from_slice(&adsb);
+    let mut r828d = vec![0];
+    let h = Header {
+        tuner: TunerType::R828d,
+        gain_count: 29,
+    };
+    r828d.extend_from_slice(&h.encode());
+    r828d.extend_from_slice(&fm[..7]);
+    let seed = |split: u8, body: &[u8]| {
+        let mut v = vec![split];
+        v.extend_from_slice(body);
+        v
+    };
+    vec![
+        ("adsb".to_string(), seed(4, &adsb)),
+        ("fm".to_string(), seed(0, &fm)),
+        ("hf-direct".to_string(), seed(255, &hf)),
+        ("header-r820t-adsb".to_string(), with_header),
+        ("header-r828d-cut".to_string(), r828d),
+    ]
+}
+
 fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
     let mut v = Vec::new();
     let mut add = |target: &str, name: &str, bytes: Vec<u8>| {
@@ -496,6 +731,18 @@ fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
             ],
         ),
     );
+    for (name, req) in HTTP_REQUESTS {
+        add("http_request", name, req.as_bytes().to_vec());
+    }
+    for (name, b) in net_inputs_seeds() {
+        add("net_inputs", &name, b);
+    }
+    for (name, b) in feed_outputs_seeds() {
+        add("feed_outputs", &name, b);
+    }
+    for (name, b) in rtltcp_seeds() {
+        add("rtltcp_commands", &name, b);
+    }
     v
 }
 
