@@ -11,6 +11,7 @@
 //! - the ADS-B feeder ([`adsb`]): its output formats ([`feed`]: SBS,
 //!   readsb JSON, stats, Prometheus), its network layer ([`net`]: fan-out
 //!   to clients, connectors, Beast input, HTTP) and the web map ([`web`]);
+//! - the FM, AM and NFM receivers with audio ([`radio`]);
 //! - the DSP self-test ([`selftest`]).
 //!
 //! The binary `airwaves` (`src/main.rs`) is its command line.
@@ -20,6 +21,7 @@ pub mod decode;
 pub mod demo;
 pub mod feed;
 pub mod net;
+pub mod radio;
 pub mod ring;
 pub mod rtl;
 pub mod rtltcp;

@@ -1,6 +1,6 @@
 //! `airwaves`: software-defined radio for the RTL-SDR.
 
-use airwaves::{adsb, decode, rtl, rtltcp, scene, selftest};
+use airwaves::{adsb, decode, radio, rtl, rtltcp, scene, selftest};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -17,6 +17,12 @@ enum Command {
     /// ADS-B / Mode S feeder: dongle, rtl_tcp, file or --demo in; AVR 30002,
     /// SBS 30003, Beast 30004/30005, JSON, /metrics and the web map out.
     Adsb(Box<adsb::AdsbArgs>),
+    /// Broadcast FM receiver (stereo, RDS) with audio: sound card, WAV or raw stdout.
+    Fm(Box<radio::FmArgs>),
+    /// AM receiver (envelope or --sync) with audio: airband, broadcast.
+    Am(Box<radio::AmArgs>),
+    /// Narrowband FM receiver (±5 kHz) with audio.
+    Nfm(Box<radio::NfmArgs>),
     /// Run the DSP primitives on synthetic signals and print their measured quality.
     DspSelftest,
     /// Demodulate a .cu8 recording (or - for stdin) and print one line per Mode S frame.
@@ -102,6 +108,9 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Fm(args) => radio_exit("fm", radio::run_fm(&args)),
+        Command::Am(args) => radio_exit("am", radio::run_am(&args)),
+        Command::Nfm(args) => radio_exit("nfm", radio::run_nfm(&args)),
         Command::DspSelftest => {
             if selftest::report(&selftest::run_all()) {
                 ExitCode::SUCCESS
@@ -179,6 +188,17 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// The exit status of a receiver command, with its error on stderr.
+fn radio_exit(cmd: &str, r: Result<(), radio::RadioError>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("airwaves {cmd}: {e}");
+            ExitCode::FAILURE
         }
     }
 }

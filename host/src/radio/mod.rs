@@ -1,0 +1,149 @@
+//! `airwaves fm`, `airwaves am`, `airwaves nfm`: receivers with audio.
+//!
+//! ```text
+//! source (dongle, --fake-device, --rtl-tcp, --ifile) ──▶ Demodulator ──▶ squelch ──▶ 48 kHz → audio rate ──▶ sink
+//!   tuned `--offset` away from the station           (demod, narrow)    (--squelch)   (core resampler)       play / FILE.wav / -
+//! ```
+//!
+//! - [`args`]: the command-line options.
+//! - [`demod`]: the [`demod::Demodulator`] trait (cu8 in,
+//!   48 kHz audio out, a status snapshot) and broadcast FM over
+//!   `airwaves_core::fm` with RDS.
+//! - [`narrow`]: AM (envelope, synchronous) and narrowband FM from any
+//!   input rate, to be replaced by `core::am` behind the same trait.
+//! - [`pipeline`]: the loop, the sinks and the audio-rate resampler.
+//! - [`audio`]: the lock-free ring to the cpal callback, and playback.
+//! - [`wav`]: the WAV writer.
+//! - [`status`]: the status line.
+//!
+//! A dongle or rtl_tcp server is tuned to the station less the offset
+//! (−250 kHz for FM at 2.4 MS/s, −50 kHz for AM/NFM at 1.2 MS/s by
+//! default), so the station is shifted back digitally and the DC spike at
+//! the centre stays out of the channel. With `--ifile`, `--offset` says
+//! where the station sits in the recording (default: the centre).
+//!
+//! Ctrl-C: the WAV header is rewritten every second, so an interrupted
+//! file is valid up to the last second.
+
+pub mod args;
+pub mod audio;
+pub mod demod;
+pub mod narrow;
+pub mod pipeline;
+pub mod status;
+pub mod wav;
+
+pub use args::{AmArgs, FmArgs, NfmArgs, ReceiverArgs};
+pub use pipeline::RadioError;
+
+use crate::source::Tuning;
+use demod::{ConfigError, Demodulator, FmOptions, FmReceiver};
+use narrow::{NarrowMode, NarrowOptions, NarrowReceiver};
+use pipeline::Plan;
+
+/// FM input rate, S/s.
+const FM_RATE: u32 = airwaves_core::fm::wbfm::INPUT_RATE;
+/// Default AM/NFM input rate, S/s.
+const NARROW_RATE: u32 = 1_200_000;
+/// Default offset of a live FM receiver from the station, Hz.
+const FM_LIVE_OFFSET_HZ: f64 = -250e3;
+/// Default offset of a live AM/NFM receiver from the station, Hz.
+const NARROW_LIVE_OFFSET_HZ: f64 = -50e3;
+
+/// The station's offset in the I/Q and the tuning that puts it there.
+fn tuning(rx: &ReceiverArgs, rate: u32, live_offset: f64) -> Result<(f64, Tuning), ConfigError> {
+    let offset = rx.offset.unwrap_or(if rx.source.ifile.is_some() {
+        0.0
+    } else {
+        live_offset
+    });
+    let centre = rx.freq as f64 - offset;
+    if centre < 0.0 {
+        return Err(ConfigError(format!(
+            "offset {offset} Hz puts the centre below 0 Hz"
+        )));
+    }
+    Ok((
+        offset,
+        Tuning {
+            freq: Some(centre.round() as u64),
+            rate,
+            gain: rx.gain.0,
+            ppm: rx.ppm,
+            bias_tee: false,
+            test_mode: false,
+        },
+    ))
+}
+
+fn plan(
+    name: &'static str,
+    rx: &ReceiverArgs,
+    tuning: Tuning,
+    demod: Box<dyn Demodulator>,
+) -> Plan {
+    Plan {
+        name,
+        freq: rx.freq,
+        tuning,
+        source: rx.source.clone(),
+        demod,
+        squelch: rx.squelch,
+        audio_rate: rx.audio_rate,
+        out: rx.out.clone(),
+    }
+}
+
+/// `airwaves fm`.
+///
+/// # Errors
+/// [`RadioError`] for bad options, no sound card, or a failing source.
+pub fn run_fm(args: &FmArgs) -> Result<(), RadioError> {
+    let rate = args.rx.rate.unwrap_or(FM_RATE);
+    if rate != FM_RATE {
+        return Err(ConfigError(format!(
+            "rate {rate} Hz: the FM receiver takes {FM_RATE} S/s"
+        ))
+        .into());
+    }
+    let (offset, tuning) = tuning(&args.rx, rate, FM_LIVE_OFFSET_HZ)?;
+    let demod = FmReceiver::new(&FmOptions {
+        offset_hz: offset,
+        stereo: !args.mono,
+        deemph_us: if args.deemph == "50" { 50 } else { 75 },
+        rds: args.rds,
+    })?;
+    pipeline::run(plan("fm", &args.rx, tuning, Box::new(demod)))
+}
+
+fn run_narrow(name: &'static str, rx: &ReceiverArgs, mode: NarrowMode) -> Result<(), RadioError> {
+    let rate = rx.rate.unwrap_or(NARROW_RATE);
+    let (offset, tuning) = tuning(rx, rate, NARROW_LIVE_OFFSET_HZ)?;
+    let demod = NarrowReceiver::new(&NarrowOptions {
+        rate,
+        offset_hz: offset,
+        mode,
+    })?;
+    pipeline::run(plan(name, rx, tuning, Box::new(demod)))
+}
+
+/// `airwaves am`.
+///
+/// # Errors
+/// [`RadioError`] for bad options, no sound card, or a failing source.
+pub fn run_am(args: &AmArgs) -> Result<(), RadioError> {
+    let mode = if args.sync {
+        NarrowMode::SyncAm
+    } else {
+        NarrowMode::Am
+    };
+    run_narrow("am", &args.rx, mode)
+}
+
+/// `airwaves nfm`.
+///
+/// # Errors
+/// [`RadioError`] for bad options, no sound card, or a failing source.
+pub fn run_nfm(args: &NfmArgs) -> Result<(), RadioError> {
+    run_narrow("nfm", &args.rx, NarrowMode::Nfm)
+}
