@@ -2,6 +2,7 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod am;
 pub mod dsp;
 pub mod fm;
 pub mod modes;

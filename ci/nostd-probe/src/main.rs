@@ -38,6 +38,7 @@ pub extern "C" fn _start() -> ! {
     modeac();
     rds();
     fm();
+    am();
     loop {
         keep(());
     }
@@ -461,6 +462,100 @@ fn fm() {
         ss.pilot_snr_db(),
         fe.max_output(bb(480)),
     ));
+}
+
+fn am() {
+    use airwaves_core::am::{audio, envelope, front, generator, nbfm, receiver, squelch, sync};
+    let mut cfg = generator::GeneratorConfig::am(bb(50e3));
+    cfg.sample_rate = bb(300e3);
+    cfg.cnr_db = Some(bb(20.0));
+    cfg.fading = Some(generator::Fading {
+        rate_hz: bb(2.0),
+        depth_db: bb(10.0),
+    });
+    let Ok(g) = generator::Generator::new(cfg) else {
+        return;
+    };
+    let mut gs = g.state();
+    let voice = generator::VoiceLike {
+        talk: bb(1.0),
+        pause: bb(0.5),
+    };
+    let mut iq = [[0u8; 2]; 320];
+    g.fill(&mut gs, |t| voice.at(t), &mut iq);
+    keep((gs.samples(), g.config().amplitude));
+    let nb = generator::Generator::new(generator::GeneratorConfig::nbfm(bb(1e3)));
+    keep(nb.is_ok());
+
+    let Ok(fe) = front::ChannelFrontEnd::new(bb(300_000), bb(50e3), front::ChannelFilter::Am8k33)
+    else {
+        return;
+    };
+    let mut fst = front::ChannelFrontEndState::default();
+    let mut ch = [C32::default(); 32];
+    let n = fe.process(&mut fst, &iq, &mut ch).unwrap_or(0);
+    keep((
+        fe.channel_rate(),
+        fe.noise_bandwidth_hz(),
+        fe.response(bb(1e3)),
+        fe.taps().len(),
+        fe.half_bands(),
+        fe.decimation(),
+        fe.input_rate(),
+        fe.max_output(bb(320)),
+        front::ChannelFilter::Nbfm12k5.cutoff_hz(),
+        front::ChannelFilter::Am25k.transition_hz(),
+    ));
+    let fs = fe.channel_rate();
+    let mut y = [0f32; 32];
+    envelope::EnvelopeDetector.block(&mut (), &ch[..n], &mut y[..n]);
+    let sd = sync::SyncDetector::new(&sync::SyncParams::default(), fs);
+    let mut ss = sync::SyncDetectorState::default();
+    sd.block(&mut ss, &ch[..n], &mut y[..n]);
+    keep((ss.locked(), ss.frequency(), ss.carrier()));
+    let nd = nbfm::NbfmDetector::new(fs, bb(5000.0), Some(nbfm::TAU_NBFM));
+    let mut ns = nbfm::NbfmDetectorState::default();
+    keep((nd.detect(&mut ns, ch[0]), nd.cycles_per_unit()));
+    nd.block(&mut ns, &ch[..n], &mut y[..n]);
+    let va = audio::VoiceAudio::new(fs, true, true, Some(&audio::voice_agc(bb(1000.0))));
+    let mut vs = va.state();
+    let x = y;
+    va.block(&mut vs, &x[..n], &mut y[..n]);
+    keep((va.gain(&vs), audio::AudioBand::new(fs).magnitude(bb(1e3))));
+    let ab = audio::AudioBand::new(fs);
+    let mut abs = audio::AudioBandState::default();
+    keep(ab.process(&mut abs, bb(0.1)));
+    let sp = squelch::SquelchParams::default();
+    let ls = squelch::LevelSquelch::new(&sp, fs);
+    let mut lss = squelch::LevelSquelchState::default();
+    let mut open = [false; 32];
+    ls.block(&mut lss, &ch[..n], &mut open[..n]);
+    keep((lss.is_open(), lss.power(), lss.floor()));
+    let qs = squelch::NoiseSquelch::new(&sp, fs);
+    let mut qss = squelch::NoiseSquelchState::default();
+    let x = y;
+    qs.block(&mut qss, &x[..n], &mut open[..n]);
+    keep((qss.is_open(), qss.noise_db()));
+    squelch::mute(&open[..n], &mut y[..n]);
+    keep(y);
+    if let Ok(rs) = audio::AudioResampler::new(bb(300_000), 16, bb(48_000)) {
+        let mut rss = audio::AudioResamplerState::default();
+        let mut a = [0f32; 64];
+        keep((rs.process(&mut rss, &y[..n], &mut a), rs.ratio(), rs.max_output(bb(8))));
+    }
+
+    let mut rc = receiver::ReceiverConfig::am(bb(300_000), bb(50e3));
+    rc.mode = receiver::Mode::Synchronous(sync::SyncParams::default());
+    rc.squelch = Some((receiver::SquelchKind::Level, sp));
+    if let Ok(rx) = receiver::Receiver::new(&rc) {
+        let mut rst = rx.state();
+        let mut a = [0f32; 64];
+        keep(rx.process(&mut rst, &iq, &mut a).is_ok());
+        keep((rst.squelch_open(), rst.locked(), rst.level(), rx.channel_rate()));
+        keep((rx.max_output(bb(320)), rx.front_end().decimation(), rx.resampler().ratio()));
+    }
+    let nc = receiver::ReceiverConfig::nbfm(bb(2_400_000), bb(0.0));
+    keep(receiver::Receiver::new(&nc).is_ok());
 }
 
 fn rds() {
