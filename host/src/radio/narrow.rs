@@ -1,34 +1,35 @@
-//! AM (envelope or synchronous) and narrowband FM from cu8 at any rate,
-//! a minimal chain built from `airwaves_core::dsp` pieces.
+//! AM (envelope or synchronous) and narrowband FM: the host side of
+//! [`airwaves_core::am`].
 //!
 //! ```text
-//! cu8 ──▶ NCO (−offset) ──▶ resampler L/M → 48 kHz ──▶ channel FIR ──┬─▶ |z|, ÷ carrier          (AM)
-//!  rate                      (flat to 10 kHz, 80 dB)    ±5 / ±8 kHz   ├─▶ carrier PLL, Re, ÷ carrier (AM --sync)
-//!                                                                      └─▶ discriminator, DC block, 4 kHz FIR (NFM)
+//! cu8 ──▶ core::am::Receiver: NCO ─▶ half-bands ─▶ channel FIR ─▶ detector ─▶ voice band, AGC ─▶ resampler ─▶ 48 kHz
+//!  rate                                           8.33 kHz AM /  envelope, carrier
+//!                                                 25 kHz NFM     PLL or discriminator
 //! ```
 //!
-//! Audio scale: AM gives the modulation (±1.0 = 100 %), NFM ±1.0 = ±5 kHz
-//! of deviation.
+//! Audio: AM through the core's voice AGC (speech at about 0.3 of full
+//! scale whatever the carrier level); NFM ±1.0 = ±5 kHz of deviation,
+//! 750 µs de-emphasis. The squelch of `--squelch` is the pipeline's (on
+//! [`DemodStatus::snr_db`]), the same for every mode.
 //!
-//! SNR estimate: the power outside the channel filter but inside the
-//! 48 kHz complex band gives the noise density (at least the rounding
-//! noise of 8-bit samples); the channel's power less that density times
-//! the channel width is the signal.
-//!
-//! This is the host's own chain so the commands work today; the `core::am`
-//! module (front end, envelope and synchronous AM with AGC, NBFM, squelch)
-//! is meant to replace it behind the same [`Demodulator`] trait: only
-//! [`NarrowReceiver`] changes.
+//! SNR estimate: the channel power (the core's level meter, after the
+//! channel filter) against the noise density of the whole input band
+//! outside the channel (at least the rounding noise of 8-bit samples):
+//! `N = B · max((P_band − P_chan) / (f_s − B), N_q / f_s)`, `S = P_chan − N`,
+//! with `B` the channel filter's noise bandwidth.
 
-use super::demod::{AUDIO_RATE, ConfigError, DemodStatus, Demodulator};
-use airwaves_core::C32;
-use airwaves_core::dsp::SplitProcess;
-use airwaves_core::dsp::convert::Cu8;
-use airwaves_core::dsp::dc::{DcBlocker, DcBlockerState};
-use airwaves_core::dsp::fir::{FirDesign, FirState, SymFir};
-use airwaves_core::dsp::nco::{Nco, NcoState};
-use airwaves_core::dsp::phase::{Discriminator, DiscriminatorState};
-use airwaves_core::dsp::resample::{Resampler, ResamplerState, design_f32, taps_per_phase};
+use super::demod::{ConfigError, DemodStatus, Demodulator};
+use airwaves_core::am::receiver::{Mode, Receiver, ReceiverConfig, ReceiverState, SquelchKind};
+use airwaves_core::am::squelch::SquelchParams;
+use airwaves_core::am::sync::SyncParams;
+
+/// Rounding noise power of cu8 samples (full scale 1.0 = 128 codes):
+/// `2 · (1/128)² / 12`.
+const QUANTISATION_POWER: f64 = 2.0 / (128.0 * 128.0 * 12.0);
+/// Smoothing of the band power, per block (blocks are ~10–100 ms).
+const BAND_ALPHA: f64 = 0.2;
+/// I/Q pairs handed to the core per call.
+const CHUNK_PAIRS: usize = 8192;
 
 /// Which demodulator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +45,7 @@ pub enum NarrowMode {
 /// Options of a [`NarrowReceiver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NarrowOptions {
-    /// Input rate, Hz (8 000 ..= 3 200 000).
+    /// Input rate, Hz (240 000 ..= 3 200 000).
     pub rate: u32,
     /// The station's offset from the centre, Hz (inside ±rate/2 less the
     /// channel).
@@ -53,236 +54,80 @@ pub struct NarrowOptions {
     pub mode: NarrowMode,
 }
 
-/// Taps of the channel filter at 48 kHz.
-const CHAN_N: usize = 95;
-/// Taps of the NFM audio filter at 48 kHz.
-const AUDIO_N: usize = 95;
-/// History of the resampler (≥ its taps per phase).
-const HIST: usize = 4096;
-/// Largest interpolation factor accepted.
-const MAX_L: u32 = 256;
-/// Input pairs per internal block.
-const BLOCK_PAIRS: usize = 32_768;
-/// NFM deviation read as ±1.0, Hz.
-const NFM_DEVIATION_HZ: f64 = 5_000.0;
-/// Rounding noise power of cu8 samples (full scale 1.0 = 128 codes):
-/// `2 · (1/128)² / 12`.
-const QUANTISATION_POWER: f32 = 2.0 / (128.0 * 128.0 * 12.0);
-/// Carrier tracker bandwidth (AM normalisation), Hz.
-const CARRIER_HZ: f64 = 5.0;
-/// Carrier PLL natural frequency (sync AM), Hz.
-const PLL_HZ: f64 = 30.0;
-
 /// AM / NBFM receiver: see the [module docs](self).
 pub struct NarrowReceiver {
-    mode: NarrowMode,
+    rx: Receiver,
+    state: Box<ReceiverState>,
     /// Input rate, Hz.
-    rate: u32,
-    cu8: Cu8,
-    nco: Nco,
-    nco_state: NcoState,
-    l: u32,
-    m: u32,
-    taps: Vec<f32>,
-    rs_state: Box<ResamplerState<C32, HIST>>,
-    chan: SymFir<f32, CHAN_N>,
-    chan_state: Box<FirState<C32, CHAN_N>>,
-    /// Channel half-width, Hz.
-    half_width: f64,
-    /// Carrier level tracker (AM) and its one-pole coefficient.
-    carrier: f32,
-    carrier_a: f32,
-    /// PLL phase (rad), frequency (rad/sample) and gains.
-    pll_phase: f32,
-    pll_freq: f32,
-    kp: f32,
-    ki: f32,
-    disc: Discriminator,
-    disc_state: DiscriminatorState<C32>,
-    dc: DcBlocker,
-    dc_state: DcBlockerState<f32>,
-    audio_lp: SymFir<f32, AUDIO_N>,
-    audio_state: Box<FirState<f32, AUDIO_N>>,
-    /// Smoothed power of the 48 kHz band and of the channel.
-    p_band: f32,
-    p_chan: f32,
+    rate: f64,
+    /// Smoothed power of the whole input band, full scale 1.0.
+    p_band: f64,
+    /// Blocks processed.
     blocks: u64,
-    c32: Vec<C32>,
-    bb: Vec<C32>,
-}
-
-fn gcd(a: u32, b: u32) -> u32 {
-    if b == 0 { a } else { gcd(b, a % b) }
+    /// Input pairs processed (the SNR estimate settles over 0.1 s).
+    pairs: u64,
+    /// One chunk of input as pairs, and the core's audio for it.
+    pair_buf: Box<[[u8; 2]; CHUNK_PAIRS]>,
+    audio_buf: Vec<f32>,
 }
 
 impl NarrowReceiver {
     /// A receiver for `opts`.
     ///
     /// # Errors
-    /// [`ConfigError`] for a rate outside 8 kHz ..= 3.2 MHz, one whose
-    /// ratio to 48 kHz needs an interpolation factor above 256, or an
-    /// offset that puts the channel outside the band.
+    /// [`ConfigError`] for a rate outside 240 kHz ..= 3.2 MHz or an offset
+    /// that puts the channel outside the band.
     ///
     /// ```
     /// use airwaves::radio::demod::Demodulator;
     /// use airwaves::radio::narrow::{NarrowMode, NarrowOptions, NarrowReceiver};
     /// let opts = NarrowOptions { rate: 1_200_000, offset_hz: -50e3, mode: NarrowMode::Am };
     /// let mut am = NarrowReceiver::new(&opts).unwrap();
-    /// assert_eq!(am.ratio(), (1, 25));
-    /// let iq = [127u8; 2 * 2500];
+    /// let iq = [127u8; 2 * 25_000];
     /// let mut audio = vec![0.0; am.max_output(iq.len())];
-    /// assert_eq!(am.process(&iq, &mut audio), 100);
+    /// assert!(am.process(&iq, &mut audio) >= 999);
     /// ```
     pub fn new(opts: &NarrowOptions) -> Result<NarrowReceiver, ConfigError> {
-        let rate = opts.rate;
-        if !(8_000..=3_200_000).contains(&rate) {
-            return Err(ConfigError(format!(
-                "rate {rate} Hz: use 8000 to 3200000 Hz"
-            )));
-        }
-        let half_width = match opts.mode {
-            NarrowMode::Am | NarrowMode::SyncAm => 5_000.0,
-            NarrowMode::Nfm => 8_000.0,
+        let am = ReceiverConfig::am(opts.rate, opts.offset_hz);
+        let cfg = match opts.mode {
+            NarrowMode::Am => am,
+            NarrowMode::SyncAm => ReceiverConfig {
+                mode: Mode::Synchronous(SyncParams::default()),
+                ..am
+            },
+            NarrowMode::Nfm => ReceiverConfig::nbfm(opts.rate, opts.offset_hz),
         };
-        if !(opts.offset_hz.is_finite()
-            && opts.offset_hz.abs() + half_width <= 0.5 * f64::from(rate))
-        {
-            return Err(ConfigError(format!(
-                "offset {} Hz: the ±{} kHz channel must lie inside ±{} Hz",
-                opts.offset_hz,
-                half_width / 1e3,
-                rate / 2
-            )));
-        }
-        let g = gcd(AUDIO_RATE, rate);
-        let (l, m) = (AUDIO_RATE / g, rate / g);
-        if l > MAX_L {
-            return Err(ConfigError(format!(
-                "rate {rate} Hz: 48000/{rate} reduces to {l}/{m}; use a rate whose ratio \
-                 to 48 kHz has a numerator of at most {MAX_L} (e.g. 240000, 1200000, 2400000)"
-            )));
-        }
-        // Flat to 10 kHz of the 24 kHz output Nyquist frequency (or of the
-        // input's, when it is lower).
-        let nyq = 0.5 * f64::from(AUDIO_RATE.min(rate));
-        let k = taps_per_phase(l, m, 80.0, (10_000.0 / nyq).min(0.8));
-        if k > HIST {
-            return Err(ConfigError(format!(
-                "rate {rate} Hz: the resampler would need {k} taps per phase"
-            )));
-        }
-        let mut taps = vec![0.0f32; l as usize * k];
-        design_f32(l, m, 80.0, &mut taps);
-        let fs = f64::from(AUDIO_RATE);
-        let wn = 2.0 * std::f64::consts::PI * PLL_HZ / fs;
-        let zeta = std::f64::consts::FRAC_1_SQRT_2;
-        let c32 = BLOCK_PAIRS;
-        let bb = (c32 as u64 * u64::from(l)).div_ceil(u64::from(m)) as usize + 1;
+        // The core's level squelch as a meter only: a threshold so low
+        // that it never closes (the pipeline's `--squelch` decides).
+        let meter = SquelchParams {
+            open_db: -200.0,
+            hysteresis_db: 0.0,
+            hang: 0.0,
+            ..SquelchParams::default()
+        };
+        let cfg = ReceiverConfig {
+            squelch: Some((SquelchKind::Level, meter)),
+            ..cfg
+        };
+        let rx = Receiver::new(&cfg).map_err(|e| {
+            ConfigError(format!(
+                "rate {} Hz, station offset {} Hz: {e} (rates such as 240000, 1200000 \
+                 or 2400000 S/s work; the channel must lie inside ±rate/2)",
+                opts.rate, opts.offset_hz
+            ))
+        })?;
+        let state = Box::new(rx.state());
+        let audio_buf = vec![0.0; rx.max_output(CHUNK_PAIRS)];
         Ok(NarrowReceiver {
-            mode: opts.mode,
-            rate,
-            cu8: Cu8::RTL_SDR,
-            nco: Nco::new(-opts.offset_hz / f64::from(rate)),
-            nco_state: NcoState::default(),
-            l,
-            m,
-            taps,
-            rs_state: Box::new(ResamplerState::new()),
-            chan: SymFir::design(&FirDesign::lowpass(half_width / fs, 80.0)),
-            chan_state: Box::default(),
-            half_width,
-            carrier: 0.0,
-            carrier_a: (2.0 * std::f64::consts::PI * CARRIER_HZ / fs) as f32,
-            pll_phase: 0.0,
-            pll_freq: 0.0,
-            kp: (2.0 * zeta * wn) as f32,
-            ki: (wn * wn) as f32,
-            disc: Discriminator::new((fs / (2.0 * std::f64::consts::PI * NFM_DEVIATION_HZ)) as f32),
-            disc_state: DiscriminatorState::default(),
-            dc: DcBlocker::new(30.0 / fs),
-            dc_state: DcBlockerState::default(),
-            audio_lp: SymFir::design(&FirDesign::lowpass(4_000.0 / fs, 70.0)),
-            audio_state: Box::default(),
+            pair_buf: Box::new([[0; 2]; CHUNK_PAIRS]),
+            audio_buf,
+            rx,
+            state,
+            rate: f64::from(opts.rate),
             p_band: 0.0,
-            p_chan: 0.0,
             blocks: 0,
-            c32: vec![C32::new(0.0, 0.0); c32],
-            bb: vec![C32::new(0.0, 0.0); bb],
+            pairs: 0,
         })
-    }
-
-    /// The resampling ratio `(L, M)` from the input rate to 48 kHz.
-    pub fn ratio(&self) -> (u32, u32) {
-        (self.l, self.m)
-    }
-
-    /// One block of at most [`BLOCK_PAIRS`] pairs.
-    fn block(&mut self, iq: &[u8], audio: &mut [f32]) -> usize {
-        let n = iq.len() / 2;
-        for (y, s) in self.c32[..n].iter_mut().zip(iq.chunks_exact(2)) {
-            *y = self
-                .nco
-                .process(&mut self.nco_state, self.cu8.c32([s[0], s[1]]));
-        }
-        let rs = Resampler::new(self.l, self.m, &self.taps);
-        let k = rs.process(&mut self.rs_state, &self.c32[..n], &mut self.bb);
-        let (mut pb, mut pc) = (0.0f32, 0.0f32);
-        for (i, o) in audio[..k].iter_mut().enumerate() {
-            let z = self.bb[i];
-            pb += z.norm_sqr();
-            let y = self.chan.process(&mut self.chan_state, z);
-            pc += y.norm_sqr();
-            *o = self.demodulate(y);
-        }
-        if k > 0 {
-            let a = if self.blocks < 4 { 1.0 } else { 0.125 };
-            self.p_band += a * (pb / k as f32 - self.p_band);
-            self.p_chan += a * (pc / k as f32 - self.p_chan);
-            self.blocks += 1;
-        }
-        k
-    }
-
-    /// One channel-filtered sample to audio.
-    #[inline]
-    fn demodulate(&mut self, y: C32) -> f32 {
-        match self.mode {
-            NarrowMode::Am => self.normalise(y.norm()),
-            NarrowMode::SyncAm => {
-                let (s, c) = self.pll_phase.sin_cos();
-                // y · e^{−jφ}
-                let re = y.re * c + y.im * s;
-                let im = y.im * c - y.re * s;
-                let err = im.atan2(re);
-                self.pll_freq += self.ki * err;
-                self.pll_phase += self.pll_freq + self.kp * err;
-                if self.pll_phase > std::f32::consts::PI {
-                    self.pll_phase -= std::f32::consts::TAU;
-                } else if self.pll_phase < -std::f32::consts::PI {
-                    self.pll_phase += std::f32::consts::TAU;
-                }
-                self.normalise(re)
-            }
-            NarrowMode::Nfm => {
-                let d = self.disc.process(&mut self.disc_state, y);
-                let d = self.dc.process(&mut self.dc_state, d);
-                self.audio_lp.process(&mut self.audio_state, d)
-            }
-        }
-    }
-
-    /// `(e − c)/c` with `c` the carrier level tracked by a one-pole.
-    #[inline]
-    fn normalise(&mut self, e: f32) -> f32 {
-        if self.carrier == 0.0 {
-            self.carrier = e;
-        }
-        self.carrier += self.carrier_a * (e - self.carrier);
-        if self.carrier > 1e-9 {
-            (e - self.carrier) / self.carrier
-        } else {
-            0.0
-        }
     }
 }
 
@@ -292,34 +137,61 @@ impl Demodulator for NarrowReceiver {
     }
 
     fn max_output(&self, iq_bytes: usize) -> usize {
-        let pairs = (iq_bytes / 2) as u64;
-        let blocks = pairs.div_ceil(BLOCK_PAIRS as u64);
-        ((pairs * u64::from(self.l)).div_ceil(u64::from(self.m)) + blocks) as usize
+        self.rx.max_output(iq_bytes / 2)
     }
 
     fn process(&mut self, iq: &[u8], audio: &mut [f32]) -> usize {
+        let iq = &iq[..iq.len() & !1];
         let mut n = 0;
-        for b in iq[..iq.len() & !1].chunks(2 * BLOCK_PAIRS) {
-            n += self.block(b, &mut audio[n..]);
+        for chunk in iq.chunks(2 * CHUNK_PAIRS) {
+            let pairs = chunk.len() / 2;
+            for (d, s) in self.pair_buf.iter_mut().zip(chunk.chunks_exact(2)) {
+                *d = [s[0], s[1]];
+            }
+            let sum: f64 = chunk
+                .iter()
+                .map(|&b| {
+                    let v = (f64::from(b) - 127.4) / 128.0;
+                    v * v
+                })
+                .sum();
+            let p = sum / pairs as f64;
+            self.p_band = if self.blocks == 0 {
+                p
+            } else {
+                self.p_band + BAND_ALPHA * (p - self.p_band)
+            };
+            self.blocks += 1;
+            self.pairs += pairs as u64;
+            // `audio_buf` holds `max_output(CHUNK_PAIRS)`: never short.
+            let m = self
+                .rx
+                .process(
+                    &mut self.state,
+                    &self.pair_buf[..pairs],
+                    &mut self.audio_buf,
+                )
+                .unwrap_or(0);
+            // The whole stream's output fits the caller's
+            // `max_output(iq.len())` whatever the split.
+            let room = audio.len().saturating_sub(n).min(m);
+            audio[n..n + room].copy_from_slice(&self.audio_buf[..room]);
+            n += room;
         }
         n
     }
 
     fn status(&self) -> DemodStatus {
-        // NaN until the estimate has settled (4 blocks).
-        let snr_db = if self.blocks < 4 {
+        let snr_db = if (self.pairs as f64) < 0.1 * self.rate {
             f32::NAN
         } else {
-            let fs = AUDIO_RATE as f32;
-            let chan_bw = 2.0 * self.half_width as f32;
-            // Never below the rounding noise of 8-bit samples, spread over
-            // the input band (a clean signal leaves the out-of-channel
-            // power at the filters' ripple).
-            let floor = QUANTISATION_POWER / self.rate as f32;
-            let density = ((self.p_band - self.p_chan) / (fs - chan_bw)).max(floor);
-            let noise = density * chan_bw;
-            let signal = (self.p_chan - noise).max(0.0);
-            10.0 * (signal.max(1e-20) / noise.max(1e-20)).log10()
+            let p_chan = f64::from(self.state.level().0);
+            let b = self.rx.front_end().noise_bandwidth_hz();
+            let density =
+                ((self.p_band - p_chan) / (self.rate - b)).max(QUANTISATION_POWER / self.rate);
+            let noise = density * b;
+            let signal = (p_chan - noise).max(noise * 1e-6);
+            (10.0 * (signal / noise).log10()) as f32
         };
         DemodStatus {
             snr_db,
@@ -405,7 +277,7 @@ mod test {
 
     #[test]
     fn test_am_envelope_and_sync_recover_the_tone() {
-        let iq = signal(240_000.0, 30e3, 1000.0, 0.5, 0.0, 0.0, 0.5);
+        let iq = signal(240_000.0, 30e3, 1000.0, 0.5, 0.0, 0.0, 2.0);
         for mode in [NarrowMode::Am, NarrowMode::SyncAm] {
             let opts = NarrowOptions {
                 rate: 240_000,
@@ -413,9 +285,11 @@ mod test {
                 mode,
             };
             let (out, r) = run(&opts, &iq);
-            assert_eq!(out.len(), 24_000);
-            let (a, rest) = tone_fit(&out[9600..], 1000.0);
-            assert!((a - 0.5).abs() < 0.02, "{mode:?}: amplitude {a}");
+            assert!(out.len().abs_diff(96_000) <= 2, "{}", out.len());
+            // The voice AGC sets the level (after settling for 1 s); the
+            // tone must dominate.
+            let (a, rest) = tone_fit(&out[48_000..], 1000.0);
+            assert!((0.1..0.9).contains(&a), "{mode:?}: amplitude {a}");
             assert!(20.0 * (a / rest).log10() > 30.0, "{mode:?}: {a} vs {rest}");
             assert!(r.status().snr_db > 30.0, "{:?}", r.status());
         }
@@ -430,11 +304,12 @@ mod test {
             offset_hz: -40e3,
             mode: NarrowMode::Nfm,
         };
-        let (out, r) = run(&opts, &iq);
-        assert_eq!(r.ratio(), (3, 64));
-        assert_eq!(out.len(), 19_200);
+        let (out, _) = run(&opts, &iq);
+        assert!(out.len().abs_diff(19_200) <= 2, "{}", out.len());
         let (a, rest) = tone_fit(&out[4800..], 1500.0);
-        assert!((a - 0.6).abs() < 0.02, "amplitude {a}");
+        // ±3 kHz of ±5 kHz, through 750 µs de-emphasis at 1.5 kHz
+        // (1/√(1 + (2π·1500·750e-6)²) = 0.140): 0.084.
+        assert!((a - 0.084).abs() < 0.01, "amplitude {a}");
         assert!(20.0 * (a / rest).log10() > 30.0, "{a} vs {rest}");
     }
 
@@ -483,12 +358,7 @@ mod test {
             mode: NarrowMode::Am,
         };
         assert!(NarrowReceiver::new(&ok).is_ok());
-        for (rate, offset) in [
-            (4_000, 0.0),
-            (240_000, 118e3),
-            (240_001, 0.0),
-            (5_000_000, 0.0),
-        ] {
+        for (rate, offset) in [(4_000, 0.0), (240_000, 118e3), (5_000_000, 0.0)] {
             let o = NarrowOptions {
                 rate,
                 offset_hz: offset,
