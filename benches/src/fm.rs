@@ -8,6 +8,7 @@
 
 use airwaves_core::dsp::deemph::TAU_50US;
 use airwaves_core::fm::generator::{Adjacent, Generator, GeneratorConfig, Tone};
+use airwaves_core::fm::mono_q15::{MonoReceiverQ15, MonoReceiverQ15State};
 use airwaves_core::fm::stereo::{StereoDecoder, StereoDecoderState};
 use airwaves_core::fm::wbfm::{FrontEnd, FrontEndState, MonoDecoder, MonoDecoderState};
 
@@ -75,6 +76,23 @@ pub static CASES: &[Case] = &[
                     let _ = dec.process(&mut ds, &mpx[..k], y, &mut right);
                 },
                 |y: &f32| y.to_bits() as u64,
+            )
+        },
+    },
+    Case {
+        name: "wbfm/q15/mono",
+        run: |n| {
+            let x = fm_block();
+            let rx = MonoReceiverQ15::new(OFFSET_HZ, TAU_50US).expect("valid receiver");
+            let mut st = MonoReceiverQ15State::default();
+            blocks(
+                n,
+                &x,
+                1,
+                |x, y: &mut [i16]| {
+                    let _ = rx.process(&mut st, x, y);
+                },
+                |y: &i16| *y as u64,
             )
         },
     },

@@ -462,6 +462,31 @@ fn fm() {
         ss.pilot_snr_db(),
         fe.max_output(bb(480)),
     ));
+    let cf = airwaves_core::fm::channel::ChannelFilter::with_atten(bb(0.1), bb(0.07), bb(60.0));
+    let mut cs = airwaves_core::fm::channel::ChannelFilterState::default();
+    let mut acc = 0i32;
+    cf.process(&mut cs, &iq, |z| acc ^= z[0] ^ z[1]);
+    keep((
+        acc,
+        cf.phase_step(),
+        cf.gain(),
+        cf.max_output(bb(48)),
+        airwaves_core::fm::channel::ChannelFilter::new(bb(0.1), bb(0.07)).gain(),
+        wbfm::FrontEnd::with_cutoff(bb(0.0), bb(120e3)).is_some(),
+        fe.clone()
+            .with_click_suppression(bb(false))
+            .click_suppression(),
+        fs.clicks(),
+    ));
+    if let Some(rx) = airwaves_core::fm::mono_q15::MonoReceiverQ15::new(bb(-250e3), bb(50e-6)) {
+        let mut rs = airwaves_core::fm::mono_q15::MonoReceiverQ15State::default();
+        let mut out = [0i16; 16];
+        keep((
+            rx.process(&mut rs, &iq, &mut out).is_ok(),
+            rx.max_output(bb(480)),
+            rs.clicks(),
+        ));
+    }
 }
 
 fn am() {
