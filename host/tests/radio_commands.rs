@@ -29,7 +29,7 @@ fn tmp(name: &str) -> PathBuf {
 fn fm_scene() -> &'static Path {
     static FILE: OnceLock<PathBuf> = OnceLock::new();
     FILE.get_or_init(|| {
-        let p = Path::new(env!("CARGO_TARGET_TMPDIR")).join("radio-fm-scene-v1.cu8");
+        let p = Path::new(env!("CARGO_TARGET_TMPDIR")).join("radio-fm-scene-v2.cu8");
         let len = 2 * (2.4e6 * FM_SECONDS) as u64;
         if std::fs::metadata(&p).is_ok_and(|m| m.len() == len) {
             return p;

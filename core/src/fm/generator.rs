@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! l, r   = pre-emphasis(left(t)), pre-emphasis(right(t))     (τ = 50 or 75 µs, or none)
-//! mpx    = a·(l + r)/2 + a·(l − r)/2 · cos(2φ) + p·cos(φ) + extra(t),   φ = 2π·19 kHz·t
+//! mpx    = a·(l + r)/2 + a·(l − r)/2 · sin(2φ) + p·sin(φ) + extra(t),   φ = 2π·19 kHz·t
 //! θ[n+1] = θ[n] + 2π (f_c + Δf · mpx) / fs                    (Δf = 75 kHz peak deviation)
 //! x      = A e^{jθ} + A_adj e^{jθ_adj} + noise
 //! byte   = clamp(round(128 x + 127.4), 0, 255)                (I then Q)
@@ -14,7 +14,12 @@
 //! `a` is the audio level (default 0.9), `p` the pilot level (default 0.09,
 //! 9 %), `extra` an optional additional multiplex component (e.g. a 57 kHz
 //! RDS subcarrier, whose phase can be locked to the pilot through `t`:
-//! `cos(3φ) = cos(2π·57 kHz·t)`). An mpx of ±1.0 is ±75 kHz of deviation.
+//! `sin(3φ) = sin(2π·57 kHz·t)`). An mpx of ±1.0 is ±75 kHz of deviation.
+//!
+//! The pilot and the 38 kHz subcarrier are both sines of the same phase,
+//! so they cross zero together with a positive slope, as ITU-R BS.450
+//! requires (a subcarrier in quadrature, `cos 2φ` against a `cos φ` pilot,
+//! is what a standard receiver decodes as no stereo at all).
 //!
 //! Pre-emphasis is `1 + τ d/dt`, evaluated half a sample back at the RF
 //! rate: `l[n] = (x[n] + x[n−1])/2 + τ fs (x[n] − x[n−1])`, whose response
@@ -273,8 +278,14 @@ impl Generator {
     /// ```
     /// use airwaves_core::fm::generator::{Generator, GeneratorConfig};
     /// let g = Generator::new(GeneratorConfig::new(0.0)).unwrap();
-    /// // At t = 0 the pilot and subcarrier are at their peaks: L only.
-    /// assert!((g.mpx(1.0, 0.0, 0.0) - (0.9 + 0.09)).abs() < 1e-12);
+    /// // At a quarter pilot period the pilot is at its peak and the
+    /// // subcarrier crosses zero: L only gives the mono part and the pilot.
+    /// let t = 0.25 / 19_000.0;
+    /// assert!((g.mpx(1.0, 0.0, t) - (0.45 + 0.09)).abs() < 1e-12);
+    /// // At an eighth the subcarrier peaks: L only gives 0.9 + pilot.
+    /// let t = 0.125 / 19_000.0;
+    /// let pilot = 0.09 * (core::f64::consts::PI / 4.0).sin();
+    /// assert!((g.mpx(1.0, 0.0, t) - (0.9 + pilot)).abs() < 1e-12);
     /// ```
     pub fn mpx(&self, l: f64, r: f64, t: f64) -> f64 {
         let c = &self.cfg;
@@ -283,8 +294,8 @@ impl Generator {
             return c.audio_level * mono;
         }
         let phi = 2.0 * PI * PILOT_HZ * t;
-        let side = 0.5 * (l - r) * libm::cos(2.0 * phi);
-        c.audio_level * (mono + side) + c.pilot_level * libm::cos(phi)
+        let side = 0.5 * (l - r) * libm::sin(2.0 * phi);
+        c.audio_level * (mono + side) + c.pilot_level * libm::sin(phi)
     }
 
     /// Pre-emphasis of `x` given the previous input `prev`: both terms
