@@ -728,13 +728,13 @@ fn table(figs: &[Option<Figures>; 4]) -> String {
 }
 
 /// Margin (dB) by which airwaves' mono SNR may fall short of the better
-/// of the f64 reference and GNU Radio, per [`CNRS`] entry, in `--check`.
-/// The target is 0 (and more at CNR 8). These are today's gaps
-/// (3 s scenes: −0.8, −1.1, −1.1, −6.3 dB at CNR 40, 20, 12, 8: GNU Radio
-/// best at 40 and 20, the reference at 12 and 8) plus 2 dB of slack for
-/// the test's shorter scenes (2 s: −2.7 at CNR 12, hence 4); the lead
-/// tightens them as the chain (click suppression) improves.
-const MONO_MARGIN_DB: [f64; CNRS.len()] = [3.0, 3.0, 4.0, 8.5];
+/// of the f64 reference and GNU Radio, per [`CNRS`] entry, in `--check`
+/// (negative: airwaves must be ahead by that much). Measured on 3 s
+/// scenes: gaps −1.5, −1.1, −0.1, +4.4 dB at CNR 40, 20, 12, 8 (GNU Radio
+/// best at 40 and 20 by about 1 dB, the reference at 12 and 8; click
+/// suppression puts airwaves 4.4 dB above both at CNR 8). The margins add
+/// slack for the test's shorter scenes.
+const MONO_MARGIN_DB: [f64; CNRS.len()] = [3.0, 3.0, 3.0, -1.0];
 /// Least stereo separation at CNR 40 (the target), dB.
 const MIN_SEPARATION_DB: f64 = 65.0;
 /// Highest THD+N at CNR 50 (the target), dB.
@@ -764,8 +764,9 @@ fn verdict(figs: &[Option<Figures>; 4], installed: [bool; 2]) -> Vec<(bool, Stri
         v.push((
             ours >= best - m,
             format!(
-                "mono SNR at CNR {cnr}: airwaves {ours:.1} dB vs best of reference and GNU Radio {best:.1} dB (gap {:+.1}, allowed −{m})",
-                ours - best
+                "mono SNR at CNR {cnr}: airwaves {ours:.1} dB vs best of reference and GNU Radio {best:.1} dB (gap {:+.1}, at least {:+.1})",
+                ours - best,
+                -m
             ),
         ));
     }
@@ -1164,13 +1165,13 @@ mod tests {
         // rtl_fm installed but not run: one miss.
         let v = verdict(&figs, [true, true]);
         assert_eq!(v.iter().filter(|c| !c.0).count(), 1);
-        // 5 dB below the reference (margins 3, 3, 4 at CNR 40, 20, 12),
-        // poor separation: four misses.
+        // 5 dB below the reference at every CNR, poor separation: five
+        // misses.
         let mut bad = figs.clone();
         bad[0] = Some(f(54.0, 60.0, -65.0, 50.0));
         let v = verdict(&bad, [true, false]);
         let misses: Vec<_> = v.iter().filter(|c| !c.0).collect();
-        assert_eq!(misses.len(), 4, "{v:?}");
+        assert_eq!(misses.len(), 5, "{v:?}");
     }
 
     #[test]
