@@ -566,7 +566,11 @@ fn am() {
     if let Ok(rs) = audio::AudioResampler::new(bb(300_000), 16, bb(48_000)) {
         let mut rss = audio::AudioResamplerState::default();
         let mut a = [0f32; 64];
-        keep((rs.process(&mut rss, &y[..n], &mut a), rs.ratio(), rs.max_output(bb(8))));
+        keep((
+            rs.process(&mut rss, &y[..n], &mut a),
+            rs.ratio(),
+            rs.max_output(bb(8)),
+        ));
     }
 
     let mut rc = receiver::ReceiverConfig::am(bb(300_000), bb(50e3));
@@ -576,8 +580,17 @@ fn am() {
         let mut rst = rx.state();
         let mut a = [0f32; 64];
         keep(rx.process(&mut rst, &iq, &mut a).is_ok());
-        keep((rst.squelch_open(), rst.locked(), rst.level(), rx.channel_rate()));
-        keep((rx.max_output(bb(320)), rx.front_end().decimation(), rx.resampler().ratio()));
+        keep((
+            rst.squelch_open(),
+            rst.locked(),
+            rst.level(),
+            rx.channel_rate(),
+        ));
+        keep((
+            rx.max_output(bb(320)),
+            rx.front_end().decimation(),
+            rx.resampler().ratio(),
+        ));
     }
     let nc = receiver::ReceiverConfig::nbfm(bb(2_400_000), bb(0.0));
     keep(receiver::Receiver::new(&nc).is_ok());
