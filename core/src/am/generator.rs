@@ -21,6 +21,7 @@
 //! Audio sources: [`Tone`](crate::fm::generator::Tone) and
 //! [`VoiceLike`], a band-limited voice-like signal with pauses.
 
+use crate::fm::generator::{Gauss, quantise};
 use core::f64::consts::PI;
 
 /// The modulation.
@@ -315,45 +316,6 @@ fn wrap(p: f64) -> f64 {
         p - 2.0 * PI * libm::floor((p + PI) / (2.0 * PI))
     } else {
         p
-    }
-}
-
-/// Full scale ±1.0 to an RTL-SDR byte, saturated.
-fn quantise(v: f64) -> u8 {
-    libm::round(v * 128.0 + 127.4).clamp(0.0, 255.0) as u8
-}
-
-/// Seeded xorshift64* with Box–Muller Gaussian pairs.
-#[derive(Clone, Debug, PartialEq)]
-struct Gauss {
-    s: u64,
-    spare: Option<f64>,
-}
-
-impl Gauss {
-    fn new(seed: u64) -> Self {
-        Self {
-            s: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
-            spare: None,
-        }
-    }
-
-    fn uniform(&mut self) -> f64 {
-        self.s ^= self.s >> 12;
-        self.s ^= self.s << 25;
-        self.s ^= self.s >> 27;
-        let v = self.s.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        ((v >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
-    }
-
-    fn next(&mut self) -> f64 {
-        if let Some(v) = self.spare.take() {
-            return v;
-        }
-        let r = libm::sqrt(-2.0 * libm::log(self.uniform()));
-        let a = 2.0 * PI * self.uniform();
-        self.spare = Some(r * libm::sin(a));
-        r * libm::cos(a)
     }
 }
 

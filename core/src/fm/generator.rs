@@ -375,20 +375,22 @@ fn wrap(p: f64) -> f64 {
     }
 }
 
-/// Full scale ±1.0 to an RTL-SDR byte, saturated.
-fn quantise(v: f64) -> u8 {
+/// Full scale ±1.0 to an RTL-SDR byte, saturated (also the AM/NBFM
+/// generator's).
+pub(crate) fn quantise(v: f64) -> u8 {
     libm::round(v * 128.0 + ZERO).clamp(0.0, 255.0) as u8
 }
 
-/// Seeded xorshift64* with Box–Muller Gaussian pairs.
+/// Seeded xorshift64* with Box–Muller Gaussian pairs (shared with the
+/// AM/NBFM generator).
 #[derive(Clone, Debug, PartialEq)]
-struct Gauss {
+pub(crate) struct Gauss {
     s: u64,
     spare: Option<f64>,
 }
 
 impl Gauss {
-    fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Self {
             s: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
             spare: None,
@@ -396,7 +398,7 @@ impl Gauss {
     }
 
     /// Uniform in (0, 1).
-    fn uniform(&mut self) -> f64 {
+    pub(crate) fn uniform(&mut self) -> f64 {
         self.s ^= self.s >> 12;
         self.s ^= self.s << 25;
         self.s ^= self.s >> 27;
@@ -405,7 +407,7 @@ impl Gauss {
     }
 
     /// Standard normal.
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         if let Some(v) = self.spare.take() {
             return v;
         }
