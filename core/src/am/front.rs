@@ -335,13 +335,7 @@ impl ChannelFrontEnd {
         iq: &[[u8; 2]],
         out: &mut [C32],
     ) -> Result<usize, OutputTooShort> {
-        let need = self.max_output(iq.len());
-        if out.len() < need {
-            return Err(OutputTooShort {
-                expected: need,
-                got: out.len(),
-            });
-        }
+        OutputTooShort::check(self.max_output(iq.len()), out.len())?;
         let mut n = 0;
         for x in iq.chunks(CHUNK) {
             let ChannelFrontEndState {

@@ -286,13 +286,7 @@ impl Receiver {
         iq: &[[u8; 2]],
         audio: &mut [f32],
     ) -> Result<usize, OutputTooShort> {
-        let need = self.max_output(iq.len());
-        if audio.len() < need {
-            return Err(OutputTooShort {
-                expected: need,
-                got: audio.len(),
-            });
-        }
+        OutputTooShort::check(self.max_output(iq.len()), audio.len())?;
         // At most ⌈CHUNK / 12⌉ channel samples per chunk (2ᵏ M ≥ 12).
         let mut ch = [C32::new(0.0, 0.0); CHUNK / 8];
         let mut mono = [0.0f32; CHUNK / 8];

@@ -125,13 +125,7 @@ impl MonoReceiverQ15 {
         iq: &[[u8; 2]],
         audio: &mut [i16],
     ) -> Result<usize, OutputTooShort> {
-        let need = self.max_output(iq.len());
-        if audio.len() < need {
-            return Err(OutputTooShort {
-                expected: need,
-                got: audio.len(),
-            });
-        }
+        OutputTooShort::check(self.max_output(iq.len()), audio.len())?;
         let rs = Resampler::new(1, AUDIO_DECIMATION as u32, &self.rs_taps);
         let mut mpx = [0i16; CHUNK_IN / MPX_DECIMATION];
         let mut n = 0;

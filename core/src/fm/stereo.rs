@@ -224,14 +224,7 @@ impl StereoDecoder {
         left: &mut [f32],
         right: &mut [f32],
     ) -> Result<usize, OutputTooShort> {
-        let need = self.max_output(mpx.len());
-        let got = left.len().min(right.len());
-        if got < need {
-            return Err(OutputTooShort {
-                expected: need,
-                got,
-            });
-        }
+        OutputTooShort::check(self.max_output(mpx.len()), left.len().min(right.len()))?;
         let mut m = [0.0f32; CHUNK];
         let mut d = [0.0f32; CHUNK];
         let mut n = 0;

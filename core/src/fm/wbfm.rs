@@ -102,6 +102,24 @@ pub struct OutputTooShort {
     pub got: usize,
 }
 
+impl OutputTooShort {
+    /// `Ok` if an output of `got` samples holds the `expected` ones, else
+    /// the error naming both.
+    ///
+    /// ```
+    /// use airwaves_core::fm::wbfm::OutputTooShort;
+    /// assert_eq!(OutputTooShort::check(4, 4), Ok(()));
+    /// assert_eq!(OutputTooShort::check(5, 4), Err(OutputTooShort { expected: 5, got: 4 }));
+    /// ```
+    pub fn check(expected: usize, got: usize) -> Result<(), Self> {
+        if got < expected {
+            Err(OutputTooShort { expected, got })
+        } else {
+            Ok(())
+        }
+    }
+}
+
 impl core::fmt::Display for OutputTooShort {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
@@ -245,13 +263,7 @@ impl FrontEnd {
         iq: &[[u8; 2]],
         mpx: &mut [f32],
     ) -> Result<usize, OutputTooShort> {
-        let need = self.max_output(iq.len());
-        if mpx.len() < need {
-            return Err(OutputTooShort {
-                expected: need,
-                got: mpx.len(),
-            });
-        }
+        OutputTooShort::check(self.max_output(iq.len()), mpx.len())?;
         let mut n = 0;
         let FrontEndState {
             channel,
@@ -482,13 +494,7 @@ impl MonoDecoder {
         mpx: &[f32],
         audio: &mut [f32],
     ) -> Result<usize, OutputTooShort> {
-        let need = self.max_output(mpx.len());
-        if audio.len() < need {
-            return Err(OutputTooShort {
-                expected: need,
-                got: audio.len(),
-            });
-        }
+        OutputTooShort::check(self.max_output(mpx.len()), audio.len())?;
         let mut buf = [0.0f32; CHUNK];
         let mut n = 0;
         for x in mpx.chunks(CHUNK) {
