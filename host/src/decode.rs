@@ -136,26 +136,13 @@ pub fn decode_with(
     } else {
         None
     };
-    if let Some(r) = opts.receiver
-        && !(r.is_valid() && (-180.0..=180.0).contains(&r.lon))
-    {
-        return Err(invalid(format!(
-            "receiver location {}, {} is not a valid latitude/longitude",
-            r.lat, r.lon
-        )));
-    }
+    let tracker_config = tracker_config(opts.receiver).map_err(invalid)?;
     let mut state = DemodState::new();
     let mut ac_state = ModeAcState::new();
     let mut filter = AddressFilter::<1024>::new(AddressFilter::<1024>::DEFAULT_TTL);
     let mut buf = vec![0u8; 256 * 1024];
-    let tracker = (opts.format == Format::Json).then(|| {
-        let config = TrackerConfig {
-            receiver: opts.receiver,
-            receiver_local_range_nm: if opts.receiver.is_some() { 180.0 } else { 0.0 },
-            ..TrackerConfig::DEFAULT
-        };
-        Box::new(Tracker::<1024>::new(config))
-    });
+    let tracker =
+        (opts.format == Format::Json).then(|| Box::new(Tracker::<1024>::new(tracker_config)));
     let mut sink = LineSink {
         format: opts.format,
         out,
@@ -189,6 +176,26 @@ pub fn decode_with(
     }
     sink.out.flush()?;
     Ok(sink.stats)
+}
+
+/// The tracker settings for a receiver at `receiver` (degrees): with a
+/// location, range checks and receiver-relative CPR decoding out to
+/// 180 NM; without one, the defaults.
+///
+/// # Errors
+/// A location that is not a valid latitude/longitude, as a message.
+pub fn tracker_config(receiver: Option<Position>) -> Result<TrackerConfig, String> {
+    match receiver {
+        Some(r) if !(r.is_valid() && (-180.0..=180.0).contains(&r.lon)) => Err(format!(
+            "receiver location {}, {} is not a valid latitude/longitude",
+            r.lat, r.lon
+        )),
+        Some(r) => Ok(TrackerConfig {
+            receiver_local_range_nm: 180.0,
+            ..TrackerConfig::with_receiver(r)
+        }),
+        None => Ok(TrackerConfig::DEFAULT),
+    }
 }
 
 /// Formats frames into one reused line buffer and writes them; the first

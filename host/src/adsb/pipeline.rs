@@ -34,9 +34,7 @@ use airwaves_core::modes::encode::{
     signal_byte,
 };
 use airwaves_core::modes::modeac::{ModeAcDetector, ModeAcReply, ModeAcState};
-use airwaves_core::modes::tracker::{
-    PositionUpdate, ReceivedFrame, RejectReason, Tracker, TrackerConfig,
-};
+use airwaves_core::modes::tracker::{PositionUpdate, ReceivedFrame, RejectReason, Tracker};
 
 /// Aircraft table capacity (readsb keeps no fixed limit; 1024 is several
 /// times the busiest receivers' count).
@@ -151,21 +149,7 @@ impl Pipeline {
         } else {
             None
         };
-        if let Some(r) = config.receiver
-            && !(r.is_valid() && (-180.0..=180.0).contains(&r.lon))
-        {
-            return Err(ConfigError(format!(
-                "receiver location {}, {} is not a valid latitude/longitude",
-                r.lat, r.lon
-            )));
-        }
-        let tracker_config = match config.receiver {
-            Some(r) => TrackerConfig {
-                receiver_local_range_nm: 180.0,
-                ..TrackerConfig::with_receiver(r)
-            },
-            None => TrackerConfig::DEFAULT,
-        };
+        let tracker_config = crate::decode::tracker_config(config.receiver).map_err(ConfigError)?;
         let start = match config.clock {
             Clock::Samples { start_unix_ms } => start_unix_ms,
             Clock::Wall => 0,
