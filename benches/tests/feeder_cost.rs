@@ -8,36 +8,20 @@
 //! (10 % of one core, 30 MiB) are printed, not asserted: the machine is
 //! shared.
 
+mod support;
+
+use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::process::Command;
 
 #[test]
 fn test_feeder_cost_against_dump1090_mutability() {
     let bench = PathBuf::from(env!("CARGO_BIN_EXE_feeder_cost"));
-    // `cargo test --workspace` builds the `airwaves` binary beside ours.
-    let airwaves = bench.with_file_name(format!("airwaves{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        airwaves.exists(),
-        "{} missing: run with `cargo test --workspace`",
-        airwaves.display()
+    let airwaves = support::airwaves_beside(&bench);
+    let mut args: Vec<&OsStr> = ["--seconds", "8", "--check"].map(OsStr::new).to_vec();
+    args.extend([OsStr::new("--airwaves"), airwaves.as_os_str()]);
+    support::run_check(
+        &bench,
+        &args,
+        " (is dump1090-mutability installed? scripts/setup --test installs it)",
     );
-    let workdir =
-        std::env::temp_dir().join(format!("airwaves-feeder-cost-test-{}", std::process::id()));
-    let out = Command::new(&bench)
-        .args(["--seconds", "8", "--check"])
-        .arg("--airwaves")
-        .arg(&airwaves)
-        .arg("--workdir")
-        .arg(&workdir)
-        .output()
-        .expect("run feeder_cost");
-    let _ = std::fs::remove_dir_all(&workdir);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}");
-    assert!(
-        out.status.success(),
-        "feeder_cost --check failed (is dump1090-mutability installed? scripts/setup --test installs it):\n{stdout}\n{stderr}"
-    );
-    assert!(stdout.contains("check passed"), "{stdout}");
 }
