@@ -4,8 +4,7 @@
 //! All three are formatted into a caller's `String` by pure functions
 //! (tested here) and written by the decode thread once a second.
 
-use super::pipeline::distance_m;
-use airwaves_core::modes::cpr::Position;
+use airwaves_core::modes::cpr::{Position, distance_nm};
 use airwaves_core::modes::tracker::Tracker;
 use std::fmt::Write as _;
 
@@ -129,7 +128,7 @@ pub fn interactive_table<const N: usize>(
             out,
             receiver
                 .zip(pos)
-                .map(|(r, p)| format!("{:.1}", distance_m(r, p.position) / 1852.0)),
+                .map(|(r, p)| format!("{:.1}", distance_nm(r, p.position))),
             9,
         );
         opt(out, a.signal_dbfs().map(|v| format!("{v:.1}")), 7);

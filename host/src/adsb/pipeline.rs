@@ -27,7 +27,7 @@
 
 use crate::feed::sbs::write_sbs;
 use crate::feed::stats::{Counters, FrameSource};
-use airwaves_core::modes::cpr::Position;
+use airwaves_core::modes::cpr::{Position, distance_nm};
 use airwaves_core::modes::demod::{AddressFilter, DemodFrame, DemodState, Demodulator};
 use airwaves_core::modes::encode::{
     AVR_MAX_LEN, BEAST_MAX_LEN, Message, MessageKind, Timestamp, encode_avr, encode_beast,
@@ -42,6 +42,9 @@ pub const TRACKER_CAPACITY: usize = 1024;
 
 /// Addresses remembered by the demodulator's AP-format filter.
 const FILTER_CAPACITY: usize = 1024;
+
+/// Metres in a nautical mile.
+const METRES_PER_NM: f64 = 1852.0;
 
 /// 12 MHz ticks per ms.
 const TICKS_PER_MS: u64 = 12_000;
@@ -428,7 +431,7 @@ impl FrameSink<'_> {
             && let Some(fix) = a.position()
         {
             self.counters
-                .add_distance_m(distance_m(rx_pos, fix.position));
+                .add_distance_m(distance_nm(rx_pos, fix.position) * METRES_PER_NM);
         }
         let line = std::mem::take(&mut self.line);
         self.emit(bytes, ticks, signal, Some(&line));
@@ -465,15 +468,4 @@ impl FrameSink<'_> {
             self.batches.sbs.push_str(line);
         }
     }
-}
-
-/// Great-circle distance between two positions, m (haversine, mean earth
-/// radius 6 371 008.8 m).
-pub fn distance_m(a: Position, b: Position) -> f64 {
-    const R: f64 = 6_371_008.8;
-    let (p1, p2) = (a.lat.to_radians(), b.lat.to_radians());
-    let dp = p2 - p1;
-    let dl = (b.lon - a.lon).to_radians();
-    let h = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * R * h.sqrt().min(1.0).asin()
 }
