@@ -35,12 +35,12 @@
 //! `name{labels} value` with a finite value and a declared name.
 #![no_main]
 
-use airwaves::adsb::pipeline::distance_m;
 use airwaves::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use airwaves::feed::metrics::write_metrics;
 use airwaves::feed::sbs::write_sbs;
 use airwaves::feed::stats::{Counters, FrameSource, StatsHistory};
 use airwaves_core::modes::cpr::Position;
+use airwaves_core::modes::cpr::distance_nm;
 use airwaves_core::modes::crc;
 use airwaves_core::modes::tracker::{
     PositionUpdate, ReceivedFrame, Tracker, TrackerConfig, UpdateOutcome,
@@ -279,7 +279,8 @@ impl Run {
         if matches!(outcome.position, PositionUpdate::Decoded(_))
             && let (Some(rx), Some(fix)) = (self.receiver, a.position())
         {
-            self.counters.add_distance_m(distance_m(rx, fix.position));
+            self.counters
+                .add_distance_m(distance_nm(rx, fix.position) * 1852.0);
         }
     }
 }
