@@ -40,7 +40,7 @@ pub static CASES: &[Case] = &[
         name: "wbfm/f32/mono",
         run: |n| {
             let x = fm_block();
-            let fe = FrontEnd::new(OFFSET_HZ);
+            let fe = FrontEnd::mono(OFFSET_HZ).expect("offset within ±1 MHz");
             let dec = MonoDecoder::new(TAU_50US);
             let mut fs = FrontEndState::default();
             let mut ds = MonoDecoderState::default();

@@ -22,12 +22,15 @@
 //!
 //! | CNR (200 kHz) | 40 dB | 20 dB | 12 dB | 8 dB |
 //! |---|---:|---:|---:|---:|
-//! | mono SNR (120 kHz channel, `MONO_CUTOFF_HZ`), click suppression | 77.7 | 58.7 | 50.4 | 41.6 |
-//! | the same without click suppression | 77.7 | 58.7 | 48.5 | 29.0 |
+//! | mono SNR ([`wbfm::FrontEnd::mono`]: 192 taps, 110 kHz), click suppression | 78.2 | 58.7 | 50.4 | 39.6² |
+//! | the same without click suppression | 78.2 | 58.7 | 47.1 | 29.3 |
 //! | mono SNR, Q15 receiver ([`mono_q15`]), click suppression | 77.3 | 58.7 | 50.4 | 41.6 |
 //! | GNU Radio `wfm_rcv` (issue) | 73.4 | 54.3 | 46.1 | 35.7 |
 //! | stereo left SNR, L = R tone, with blend | 55.2¹ | 57.4 | 49.2 | 38.6 |
 //! | GNU Radio `wfm_rcv_pll` left (issue) | 52 | 34 | 26 | 21 |
+//!
+//! ² 0.6 s: at CNR 8 the figure depends on the few clicks left (41.5 dB
+//! on average over six 1 s scenes).
 //!
 //! ¹ L-only tone, blend fully open. Stereo separation at CNR 40: 71.9 dB
 //! (L→R), 64.6 dB (R→L). THD+N at CNR 50 (1 kHz, mono): −84.5 dB.
@@ -36,11 +39,12 @@
 //! CNR 25 with the adjacent station: exact, block error rate 0.
 //!
 //! Cost (callgrind, release, x86-64, per 2.4 MS/s input sample, `benches`
-//! cases `wbfm/*`): stereo 58, mono 41, Q15 mono 45 instructions (the
+//! cases `wbfm/*`): stereo 58.5, mono 58.6 (its 192-tap channel filter;
+//! 41.7 with the stereo one's 96 taps), Q15 mono 47.1 instructions (the
 //! previous chain with an NCO, a half-band and a 151-tap filter: 132 and
 //! 116). Click suppression (in [`wbfm::FrontEnd`], on by default) lifts
-//! the mono SNR at CNR 8 from 29.0 to 41.6 dB (GNU Radio: 35.7) and at
-//! CNR 12 from 48.5 to 50.4 dB; the Q15 receiver has the same, in
+//! the mono SNR at CNR 8 from 29.3 to 39.6 dB (GNU Radio: 35.7) and at
+//! CNR 12 from 47.1 to 50.4 dB; the Q15 receiver has the same, in
 //! integers.
 
 pub mod channel;

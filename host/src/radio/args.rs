@@ -75,6 +75,11 @@ pub struct ReceiverArgs {
     /// otherwise).
     #[arg(long, value_name = "HZ", value_parser = parse_rate)]
     pub audio_rate: Option<u32>,
+    /// Sound device for --out play: a device id as cpal lists it, e.g. an
+    /// ALSA PCM such as default, hw:CARD=1,DEV=0, or a PCM of ~/.asoundrc
+    /// that has a hint (default: the default device).
+    #[arg(long, value_name = "NAME")]
+    pub audio_device: Option<String>,
     /// Audio out: play (sound card), FILE.wav, or - (raw s16le on stdout).
     #[arg(long, value_parser = parse_output, default_value = "play", value_name = "play|FILE.wav|-")]
     pub out: Output,

@@ -11,8 +11,7 @@ use airwaves_core::dsp::deemph::{TAU_50US, TAU_75US};
 use airwaves_core::dsp::iir::{Biquad, BiquadDesign, Df2tState};
 use airwaves_core::fm::stereo::{StereoDecoder, StereoDecoderState};
 use airwaves_core::fm::wbfm::{
-    self, FrontEnd, FrontEndState, MONO_CUTOFF_HZ, MPX_RATE, MonoDecoder, MonoDecoderState,
-    STEREO_CUTOFF_HZ,
+    self, FrontEnd, FrontEndState, MPX_RATE, MonoDecoder, MonoDecoderState, STEREO_CUTOFF_HZ,
 };
 use airwaves_core::rds::decoder::{Decoder as RdsDecoder, DecoderState as RdsState};
 use airwaves_core::rds::group::Station;
@@ -148,12 +147,12 @@ impl FmReceiver {
                 return Err(ConfigError(format!("de-emphasis {other} µs: use 50 or 75")));
             }
         };
-        let cutoff = if opts.stereo {
-            STEREO_CUTOFF_HZ
+        let front = if opts.stereo {
+            FrontEnd::with_cutoff(opts.offset_hz, STEREO_CUTOFF_HZ)
         } else {
-            MONO_CUTOFF_HZ
+            FrontEnd::mono(opts.offset_hz)
         };
-        let front = FrontEnd::with_cutoff(opts.offset_hz, cutoff).ok_or_else(|| {
+        let front = front.ok_or_else(|| {
             ConfigError(format!(
                 "offset {} Hz: the station must lie within ±1 MHz of the centre",
                 opts.offset_hz

@@ -90,6 +90,7 @@ fn plan(
         demod,
         squelch: rx.squelch,
         audio_rate: rx.audio_rate,
+        audio_device: rx.audio_device.clone(),
         out: rx.out.clone(),
     }
 }

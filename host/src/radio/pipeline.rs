@@ -78,6 +78,9 @@ pub struct Plan {
     pub squelch: Option<f32>,
     /// Audio rate, Hz (`None`: the sound card's, or 48000).
     pub audio_rate: Option<u32>,
+    /// Sound device for [`Output::Play`] (a cpal device id; `None`: the
+    /// default device).
+    pub audio_device: Option<String>,
     /// Where the audio goes.
     pub out: Output,
 }
@@ -229,12 +232,16 @@ impl Sink {
         }
     }
 
+    /// Let the sound card play out what is queued (no-op for files).
+    fn drain(&mut self) {
+        if let Sink::Play(p) = self {
+            p.drain(Duration::from_secs(2));
+        }
+    }
+
     fn finish(self) -> Result<(), RadioError> {
         match self {
-            Sink::Play(p) => {
-                p.drain(Duration::from_secs(2));
-                Ok(())
-            }
+            Sink::Play(_) => Ok(()),
             Sink::Wav(w, name) => w
                 .finish()
                 .map(|_| ())
@@ -266,15 +273,20 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
     // The sound card first: without one, fail before touching the dongle.
     let (mut sink, rate) = match &plan.out {
         Output::Play => {
-            let rate = match plan.audio_rate {
-                Some(r) => r,
-                None => super::audio::default_rate().map_err(RadioError::Audio)?,
-            };
-            // Check the rate before opening the stream.
-            if rate != AUDIO_RATE {
+            // Check a given rate before opening the stream.
+            if let Some(rate) = plan.audio_rate
+                && rate != AUDIO_RATE
+            {
                 AudioResampler::new(rate, channels)?;
             }
-            let p = Playback::open(rate, channels, live).map_err(RadioError::Audio)?;
+            let p = Playback::open(
+                plan.audio_device.as_deref(),
+                plan.audio_rate,
+                channels,
+                live,
+            )
+            .map_err(RadioError::Audio)?;
+            let rate = p.rate();
             (Sink::Play(p), rate)
         }
         Output::Stdout => (
@@ -307,8 +319,12 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
         Some(AudioResampler::new(rate, channels)?)
     };
     let mut source = Source::open(&plan.source, &plan.tuning).map_err(RadioError::Source)?;
+    let device = match &sink {
+        Sink::Play(p) => format!(" (sound device: {})", p.device_config()),
+        _ => String::new(),
+    };
     eprintln!(
-        "airwaves {}: {:.4} MHz from {}, centre {:.4} MHz at {} S/s; audio {} Hz, {}",
+        "airwaves {}: {:.4} MHz from {}, centre {:.4} MHz at {} S/s; audio {} Hz, {}{}",
         plan.name,
         plan.freq as f64 / 1e6,
         source.description(),
@@ -316,6 +332,7 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
         plan.tuning.rate,
         rate,
         if channels == 2 { "stereo" } else { "mono" },
+        device,
     );
     let mut audio = vec![0.0f32; plan.demod.max_output(STEP)];
     let mut resampled = Vec::new();
@@ -378,13 +395,15 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
             }
         }
     })();
+    let _ = source.close();
+    // The summary counts what the sound card played, to the end.
+    sink.drain();
     let line = status(&plan, level, squelch_open, sink.ring(), produced);
     if tty {
         eprint!("\r{line}\x1b[K\n");
     } else {
         eprintln!("{line}");
     }
-    let _ = source.close();
     let finished = sink.finish();
     match result.and(finished) {
         Err(e) if is_broken_pipe(&e) => Ok(()),

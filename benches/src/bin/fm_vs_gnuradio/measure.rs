@@ -8,6 +8,13 @@
 //! residual, Hann-windowed, goes through an FFT and its power in the band
 //! is summed. The band power is normalised so that white noise of variance
 //! σ² reads `σ² · band / (fs/2)`.
+//!
+//! Weighted SNR ([`tone_weighted`]): each FFT bin's power, and the tone's,
+//! is multiplied by a weight `w(f)` first. With `w = 1/|H(f)|²`, `H` a
+//! receiver's measured response relative to the analog de-emphasis curve,
+//! this is the SNR the receiver would give with its response corrected to
+//! that curve: a receiver whose de-emphasis rolls the treble off too far
+//! reads less noise, and this takes that advantage away.
 
 use std::f64::consts::PI;
 
@@ -132,6 +139,22 @@ fn pow2_floor(len: usize) -> usize {
 /// power-of-two samples are used). `None` if `y` is shorter than 4096
 /// samples or holds no tone.
 pub fn tone(y: &[f64], f: f64) -> Option<ToneFigures> {
+    tone_weighted(y, f, &|_| 1.0)
+}
+
+/// The amplitude of the tone near `f` (cycles per sample; within ±3 Hz)
+/// in the first power-of-two samples of `y`.
+pub fn tone_amplitude(y: &[f64], f: f64) -> Option<f64> {
+    let y = &y[..pow2_floor(y.len())];
+    if y.len() < MIN_LEN || y.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    Some(amplitude(y, refine_freq(y, f)))
+}
+
+/// [`tone`] with the tone's power and every bin of the noise weighted by
+/// `weight(Hz)` (see the module's documentation); the THD is unweighted.
+pub fn tone_weighted(y: &[f64], f: f64, weight: &dyn Fn(f64) -> f64) -> Option<ToneFigures> {
     let y = &y[..pow2_floor(y.len())];
     if y.len() < MIN_LEN || y.iter().any(|v| !v.is_finite()) {
         return None;
@@ -146,7 +169,7 @@ pub fn tone(y: &[f64], f: f64) -> Option<ToneFigures> {
         .zip(y)
         .map(|((co, si), &v)| v - a * co - b * si - c)
         .collect();
-    let noise = band_power(&residual, BAND_LO_HZ / FS, BAND_HI_HZ / FS);
+    let noise = band_power_weighted(&residual, BAND_LO_HZ / FS, BAND_HI_HZ / FS, weight);
     // Harmonics fitted on the residual: the fundamental would leak into
     // their fits over a non-integer number of cycles.
     let harmonics: f64 = (2..=5)
@@ -157,7 +180,7 @@ pub fn tone(y: &[f64], f: f64) -> Option<ToneFigures> {
     Some(ToneFigures {
         freq: f,
         amplitude: amp,
-        snr_db: 10.0 * (amp * amp / 2.0 / noise.max(1e-300)).log10(),
+        snr_db: 10.0 * (weight(f * FS) * amp * amp / 2.0 / noise.max(1e-300)).log10(),
         thd_db: 10.0 * (harmonics / (amp * amp)).max(1e-30).log10(),
     })
 }
@@ -175,8 +198,9 @@ pub fn separation_db(on: &[f64], off: &[f64], f: f64) -> Option<f64> {
 }
 
 /// Power of `x` between `lo` and `hi` (cycles per sample), Hann-windowed
-/// periodogram; `x.len()` must be a power of two.
-pub fn band_power(x: &[f64], lo: f64, hi: f64) -> f64 {
+/// periodogram, each bin's power multiplied by `weight(Hz)`; `x.len()`
+/// must be a power of two.
+pub fn band_power_weighted(x: &[f64], lo: f64, hi: f64, weight: &dyn Fn(f64) -> f64) -> f64 {
     let n = x.len();
     let w: Vec<f64> = (0..n)
         .map(|i| 0.5 - 0.5 * (2.0 * PI * i as f64 / n as f64).cos())
@@ -190,7 +214,7 @@ pub fn band_power(x: &[f64], lo: f64, hi: f64) -> f64 {
         (hi * n as f64).floor() as usize,
     );
     let s: f64 = (k0..=k1.min(n / 2))
-        .map(|k| re[k] * re[k] + im[k] * im[k])
+        .map(|k| (re[k] * re[k] + im[k] * im[k]) * weight(k as f64 / n as f64 * FS))
         .sum();
     2.0 * s / (n as f64 * w2)
 }
@@ -284,6 +308,16 @@ mod tests {
         assert!((t.freq * FS - 1000.3).abs() < 0.01, "{}", t.freq * FS);
         assert!((t.amplitude - 1.0).abs() < 1e-3, "{}", t.amplitude);
         assert!((t.snr_db - 39.06).abs() < 0.2, "{}", t.snr_db);
+        // Weighted: a flat weight changes nothing; a weight of 4 above
+        // 7.55 kHz (half the 100 Hz–15 kHz band) raises the noise by
+        // (1 + 4)/2: 3.98 dB less.
+        let flat = tone_weighted(&y, 1000.0 / FS, &|_| 3.0).unwrap();
+        assert!((flat.snr_db - t.snr_db).abs() < 1e-9);
+        let treble = tone_weighted(&y, 1000.0 / FS, &|hz| if hz > 7550.0 { 4.0 } else { 1.0 });
+        let d = t.snr_db - treble.unwrap().snr_db;
+        assert!((d - 3.98).abs() < 0.1, "{d}");
+        let a = tone_amplitude(&y, 1000.0 / FS).unwrap();
+        assert!((a - 1.0).abs() < 1e-3, "{a}");
     }
 
     #[test]
