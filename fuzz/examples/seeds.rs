@@ -431,6 +431,134 @@ fn rds_group_seed() -> Vec<u8> {
     out
 }
 
+/// Length of the radio chains' seeds, bytes (the targets repeat the I/Q
+/// `1 + reps` times; small inputs keep libFuzzer's mutations fast).
+const RADIO_SEED_LEN: usize = 1024;
+
+/// Header bytes common to `am_chain` and `fm_chain`: flags, repetitions,
+/// and three I/Q cut points at 1/4, 1/2 and 3/4 of the stream.
+fn radio_header(flags: u8, reps: u8) -> Vec<u8> {
+    let mut h = vec![flags, reps];
+    for c in [0x4000u16, 0x8000, 0xC000] {
+        h.extend_from_slice(&c.to_le_bytes());
+    }
+    h
+}
+
+/// Appends I/Q from `fill` (called with the number of pairs that fit).
+fn with_iq(mut head: Vec<u8>, fill: impl FnOnce(&mut [[u8; 2]])) -> Vec<u8> {
+    let mut iq = vec![[0u8; 2]; (RADIO_SEED_LEN - head.len()) / 2];
+    fill(&mut iq);
+    head.extend(iq.iter().flatten());
+    head
+}
+
+/// `am_chain` seeds: the header of the target's layout (every parameter
+/// from its table: selector bytes only) and a signal from the project's
+/// AM / NBFM generator with a 1 kHz tone, CNR 20 dB.
+fn am_chain_seeds() -> Vec<(String, Vec<u8>)> {
+    use airwaves_core::am::generator::{Generator, GeneratorConfig, Modulation};
+    use airwaves_core::am::receiver::{Mode, Receiver, ReceiverConfig};
+    // (name, flags, selectors, rate, modulation, receiver mode)
+    let seeds: [(&str, u8, &[u8], u32, Modulation); 3] = [
+        (
+            // Envelope AM, 8.33 kHz, level squelch, voice band, AGC; 300
+            // kS/s, station at +60 kHz, 48 kHz audio.
+            "envelope-level-agc-300k",
+            (1 << 4) | 0x40 | 0x80,
+            &[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            300_000,
+            Modulation::Am { depth: 0.8 },
+        ),
+        (
+            // Synchronous AM, 25 kHz channel, voice band, 44.1 kHz audio.
+            "sync-25k-300k",
+            1 | (1 << 2) | 0x40,
+            &[0, 0, 2, 0, 0, 0],
+            300_000,
+            Modulation::Am { depth: 0.5 },
+        ),
+        (
+            // NBFM ±5 kHz, 25 kHz channel, 750 µs, noise squelch; 240 kS/s,
+            // station at +48 kHz.
+            "nbfm-noise-squelch-240k",
+            2 | (3 << 2) | (2 << 4) | 0x40,
+            &[4, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            240_000,
+            Modulation::Nbfm {
+                deviation_hz: 5000.0,
+            },
+        ),
+    ];
+    seeds
+        .iter()
+        .map(|&(name, flags, selectors, rate, modulation)| {
+            let offset = 0.2 * f64::from(rate);
+            let mut cfg = ReceiverConfig::am(rate, offset);
+            if let Modulation::Nbfm { .. } = modulation {
+                cfg = ReceiverConfig::nbfm(rate, offset);
+            } else if flags & 3 == 1 {
+                cfg.mode = Mode::Synchronous(Default::default());
+            }
+            assert!(Receiver::new(&cfg).is_ok(), "am_chain seed {name}");
+            let mut head = radio_header(flags, 31);
+            head.extend_from_slice(selectors);
+            let seed = with_iq(head, |iq| {
+                let mut c = GeneratorConfig::am(offset);
+                c.sample_rate = f64::from(rate);
+                c.modulation = modulation;
+                c.cnr_db = Some(20.0);
+                let g = Generator::new(c).expect("valid generator");
+                let mut s = g.state();
+                let w = 2.0 * std::f64::consts::PI * 1000.0;
+                g.fill(&mut s, |t| (w * t).sin(), iq);
+            });
+            (name.to_string(), seed)
+        })
+        .collect()
+}
+
+/// `fm_chain` seeds: header (every parameter from its table), then
+/// broadcast FM at 2.4 MS/s from the project's generator, station at
+/// −250 kHz, 1 kHz on the left, 400 Hz on the right.
+fn fm_chain_seeds() -> Vec<(String, Vec<u8>)> {
+    use airwaves_core::fm::generator::{Generator, GeneratorConfig};
+    // (name, flags, selectors: offset, cutoff, tau, blend low, high; CNR)
+    let seeds: [(&str, u8, [u8; 5], Option<f64>); 3] = [
+        // Stereo channel filter, 50 µs, click suppression, clean.
+        ("stereo-50us", 0, [0, 0, 0, 0, 0], None),
+        // Mono channel filter, 75 µs, click suppression off, CNR 8 dB
+        // (clicks); blend from 0 to 47 dB.
+        ("mono-75us-cnr8", 1, [0, 2, 2, 2, 2], Some(8.0)),
+        // The 192-tap channel filter at 120 kHz, 75 µs, CNR 20 dB.
+        ("sharp-75us-cnr20", 2, [0, 2, 2, 0, 0], Some(20.0)),
+    ];
+    seeds
+        .iter()
+        .map(|&(name, flags, selectors, cnr_db)| {
+            let mut head = radio_header(flags, 31);
+            head.extend_from_slice(&0x9000u16.to_le_bytes());
+            head.extend_from_slice(&selectors);
+            let seed = with_iq(head, |iq| {
+                let mut c = GeneratorConfig::new(-250e3);
+                c.cnr_db = cnr_db;
+                c.tau = Some(if flags == 0 { 50e-6 } else { 75e-6 });
+                let g = Generator::new(c).expect("valid generator");
+                let mut s = g.state();
+                let w = 2.0 * std::f64::consts::PI;
+                g.fill(
+                    &mut s,
+                    |t| (w * 1000.0 * t).sin(),
+                    |t| (w * 400.0 * t).sin(),
+                    |_| 0.0,
+                    iq,
+                );
+            });
+            (name.to_string(), seed)
+        })
+        .collect()
+}
+
 /// Real frames of one aircraft (ICAO 4D2023) and two others, from the
 /// test captures (`modes1_2000k`, `capture_1641427457780_2400k`).
 const REAL: [&str; 13] = [
@@ -742,6 +870,12 @@ fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
     }
     for (name, b) in rtltcp_seeds() {
         add("rtltcp_commands", &name, b);
+    }
+    for (name, b) in am_chain_seeds() {
+        add("am_chain", &name, b);
+    }
+    for (name, b) in fm_chain_seeds() {
+        add("fm_chain", &name, b);
     }
     v
 }

@@ -145,6 +145,13 @@ pub struct ChannelFrontEndState {
     line: [C32; 2 * MAX_CHANNEL_TAPS],
     pos: usize,
     skip: usize,
+    /// Band power over the current block, exactly in integers: with
+    /// `d = b − 127` for each byte, `Σ d²` and `Σ d`; the pairs in it; and
+    /// the input samples left until it ends.
+    band_d2: u32,
+    band_d1: i32,
+    band_count: u32,
+    band_left: u32,
 }
 
 impl Default for ChannelFrontEndState {
@@ -161,6 +168,12 @@ impl Default for ChannelFrontEndState {
             line: [C32::new(0.0, 0.0); 2 * MAX_CHANNEL_TAPS],
             pos: 0,
             skip: 0,
+            band_d2: 0,
+            band_d1: 0,
+            band_count: 0,
+            // The first block ends with the first sample (it completes
+            // channel sample 0).
+            band_left: 1,
         }
     }
 }
@@ -336,17 +349,65 @@ impl ChannelFrontEnd {
         out: &mut [C32],
     ) -> Result<usize, OutputTooShort> {
         OutputTooShort::check(self.max_output(iq.len()), out.len())?;
+        Ok(self.run::<false>(state, iq, out, &mut []))
+    }
+
+    /// As [`process`](Self::process), and the power of the whole input
+    /// band next to each channel sample: `band[i]` is the mean `|x|²`
+    /// (full scale 1.0, as the channel samples) of the `2ᵏ M` input
+    /// samples up to the one that completes channel sample `i` (fewer for
+    /// the very first). Compared with the channel power it gives the noise
+    /// density outside the channel (see
+    /// [`LevelSquelch::with_band`](super::squelch::LevelSquelch::with_band)).
+    /// Exact integer sums per input sample (about 3 instructions more than
+    /// `process` on x86-64); the same for any split of the input.
+    ///
+    /// # Errors
+    /// [`OutputTooShort`] if `out` or `band` is shorter than
+    /// `max_output(iq.len())` (nothing is processed).
+    ///
+    /// ```
+    /// use airwaves_core::C32;
+    /// use airwaves_core::am::front::{ChannelFilter, ChannelFrontEnd, ChannelFrontEndState};
+    /// let fe = ChannelFrontEnd::new(240_000, 50e3, ChannelFilter::Am8k33).unwrap();
+    /// let mut s = ChannelFrontEndState::default();
+    /// let iq = [[255u8, 127]; 120]; // +0.997 + j·(−0.003): power 0.994
+    /// let (mut y, mut band) = ([C32::new(0.0, 0.0); 10], [0.0f32; 10]);
+    /// assert_eq!(fe.process_with_band(&mut s, &iq, &mut y, &mut band), Ok(10));
+    /// assert!(band.iter().all(|&p| (p - 0.994).abs() < 1e-3));
+    /// ```
+    pub fn process_with_band(
+        &self,
+        state: &mut ChannelFrontEndState,
+        iq: &[[u8; 2]],
+        out: &mut [C32],
+        band: &mut [f32],
+    ) -> Result<usize, OutputTooShort> {
+        let need = self.max_output(iq.len());
+        OutputTooShort::check(need, out.len().min(band.len()))?;
+        Ok(self.run::<true>(state, iq, out, band))
+    }
+
+    /// The work of [`process`](Self::process) and, with `BAND`, of
+    /// [`process_with_band`](Self::process_with_band). Channel sample `i`
+    /// is completed by input sample `i · 2ᵏ M` (each half-band gives an
+    /// output on its even inputs, the FIR on every `M`-th from the first),
+    /// so the band block ending there is always complete, in the same
+    /// chunk, when the channel sample comes out.
+    fn run<const BAND: bool>(
+        &self,
+        state: &mut ChannelFrontEndState,
+        iq: &[[u8; 2]],
+        out: &mut [C32],
+        band: &mut [f32],
+    ) -> usize {
         let mut n = 0;
         for x in iq.chunks(CHUNK) {
             let ChannelFrontEndState {
                 phase,
                 rot,
                 anchor,
-                hb1,
-                hb2,
-                hb3,
                 a,
-                b,
                 ..
             } = state;
             for (y, v) in a.iter_mut().zip(x) {
@@ -359,6 +420,45 @@ impl ChannelFrontEnd {
                 *phase = phase.wrapping_add(self.inc);
                 *anchor -= 1;
             }
+            // Band blocks completed in this chunk (≤ ⌈CHUNK / 12⌉ + 1).
+            let mut blocks = [0.0f32; CHUNK / 8];
+            let mut done = 0;
+            if BAND {
+                let mut i = 0;
+                while i < x.len() {
+                    let take = (state.band_left as usize).min(x.len() - i);
+                    // Integer sums: exact, so a block straddling two calls
+                    // gives the same bits (and they vectorise). At most
+                    // 2 · 128² · 1536 < 2³² for the longest block.
+                    let (mut d2, mut d1) = (0i32, 0i32);
+                    for &v in x[i..i + take].as_flattened() {
+                        let d = i32::from(v as i16 - 127);
+                        d2 += d * d;
+                        d1 += d;
+                    }
+                    state.band_d2 += d2 as u32;
+                    state.band_d1 += d1;
+                    state.band_count += take as u32;
+                    state.band_left -= take as u32;
+                    i += take;
+                    if state.band_left == 0 {
+                        blocks[done] = self.band_mean(state);
+                        done += 1;
+                        state.band_d2 = 0;
+                        state.band_d1 = 0;
+                        state.band_count = 0;
+                        state.band_left = self.total_decimation() as u32;
+                    }
+                }
+            }
+            let ChannelFrontEndState {
+                hb1,
+                hb2,
+                hb3,
+                a,
+                b,
+                ..
+            } = state;
             let mut len = x.len();
             for i in 0..self.half_bands {
                 // Ping-pong between `a` and `b`; after an odd stage the
@@ -375,15 +475,30 @@ impl ChannelFrontEnd {
                 };
             }
             let odd = self.half_bands % 2 == 1;
+            let first = n;
             for j in 0..len {
                 let v = if odd { state.b[j] } else { state.a[j] };
                 if let Some(y) = self.push(state, v) {
                     out[n] = y;
+                    if BAND {
+                        band[n] = blocks[n - first];
+                    }
                     n += 1;
                 }
             }
+            debug_assert!(!BAND || n - first == done, "band blocks out of step");
         }
-        Ok(n)
+        n
+    }
+
+    /// Mean `|x|²` of the current band block (full scale 1.0): with the
+    /// zero level `z = 127 + δ`, `Σ (d − δ)² = Σ d² − 2δ Σ d + 2nδ²` over
+    /// the `2n` bytes.
+    fn band_mean(&self, s: &ChannelFrontEndState) -> f32 {
+        let delta = self.cu8.zero() - 127.0;
+        let n = s.band_count as f32;
+        let sum = s.band_d2 as f32 - 2.0 * delta * s.band_d1 as f32 + 2.0 * n * delta * delta;
+        sum / (n * 128.0 * 128.0)
     }
 
     /// Push one sample into the channel filter; every `M`-th push gives an
@@ -496,6 +611,62 @@ mod test {
         assert!((7000.0..7500.0).contains(&b), "{b}");
         assert!((fe.response(0.0) - 1.0).abs() < 1e-3);
         assert!(fe.response(5000.0) < 1e-3);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_band_power_aligned_and_split_free() {
+        // At every decimation plan: a band value per channel sample, the
+        // mean power of the input block ending with the sample that
+        // completes it (the first block is sample 0 alone), identical
+        // for block sizes 1, 7 and 1000.
+        let iq: Vec<[u8; 2]> = (0..3000u32)
+            .map(|i| [(i * 37 % 251) as u8, (i * 91 % 241) as u8])
+            .collect();
+        let power = |v: [u8; 2]| Cu8::RTL_SDR.c32(v).norm_sqr() as f64;
+        for fs in [240_000, 300_000, 1_024_000, 2_048_000, 2_400_000, 3_200_000] {
+            let fe = ChannelFrontEnd::new(fs, 20e3, ChannelFilter::Am8k33).unwrap();
+            let d = fe.total_decimation();
+            let mut runs = Vec::new();
+            for block in [1, 7, 1000] {
+                let mut s = ChannelFrontEndState::default();
+                let (mut ys, mut bands) = (Vec::new(), Vec::new());
+                for x in iq.chunks(block) {
+                    let m = fe.max_output(x.len());
+                    let (mut y, mut b) = (vec![C32::new(0.0, 0.0); m], vec![0.0f32; m]);
+                    let n = fe.process_with_band(&mut s, x, &mut y, &mut b).unwrap();
+                    ys.extend_from_slice(&y[..n]);
+                    bands.extend_from_slice(&b[..n]);
+                }
+                runs.push((ys, bands));
+            }
+            assert!(runs.iter().all(|r| *r == runs[0]), "{fs}");
+            let (ys, bands) = &runs[0];
+            assert_eq!(ys.len(), iq.len().div_ceil(d));
+            let mut plain = vec![C32::new(0.0, 0.0); ys.len()];
+            let mut s = ChannelFrontEndState::default();
+            fe.process(&mut s, &iq, &mut plain).unwrap();
+            assert_eq!(&plain, ys, "{fs}");
+            for (i, &b) in bands.iter().enumerate() {
+                let lo = (i * d).saturating_sub(d - 1);
+                let want =
+                    iq[lo..=i * d].iter().map(|&v| power(v)).sum::<f64>() / (i * d + 1 - lo) as f64;
+                assert!(
+                    (b as f64 / want - 1.0).abs() < 1e-3,
+                    "{fs} {i}: {b} vs {want}"
+                );
+            }
+        }
+        let fe = ChannelFrontEnd::new(300_000, 0.0, ChannelFilter::Am8k33).unwrap();
+        let mut s = ChannelFrontEndState::default();
+        let mut y = [C32::new(0.0, 0.0); 2];
+        assert_eq!(
+            fe.process_with_band(&mut s, &iq[..32], &mut y, &mut [0.0; 1]),
+            Err(OutputTooShort {
+                expected: 2,
+                got: 1
+            })
+        );
     }
 
     proptest::proptest! {

@@ -9,7 +9,9 @@
 //! - [`audio`]: DC removal, the 300–3000 Hz voice band, AGC, and the
 //!   resampler to the audio rate.
 //! - [`squelch`]: level squelch (any mode, also usable on the WBFM
-//!   channel) and noise squelch (FM), with hysteresis and hang.
+//!   channel; its noise reference is the power density of the input band
+//!   outside the channel, so a carrier present from the first sample
+//!   opens it) and noise squelch (FM), with hysteresis and hang.
 //! - [`receiver`]: the whole chain, cu8 in, audio out.
 //! - [`generator`]: AM / NBFM test signals at a set CNR, with fading.
 //!
@@ -33,6 +35,14 @@
 //! x86-64 release, 2.4 MS/s → 48 kHz): 105 instructions per input sample
 //! (envelope, synchronous and NBFM alike; about 50 in the half-bands, 35
 //! in cu8 conversion and the NCO).
+//!
+//! Level squelch with the band reference (tests in [`receiver`], 300 kS/s,
+//! CNR 13 dB in the channel): a carrier present from sample 0 opens it
+//! after 50 ms (the warm-up), reading 13.7 dB of SNR for 14 dB; 10 s of
+//! noise at two levels never open it; the carrier switched off closes it
+//! 232 ms later (0.2 s hang). Cost: 112 instead of 104 instructions per
+//! input sample at 2.4 MS/s (callgrind, x86-64 release, envelope AM
+//! → 48 kHz), the band power's integer sums.
 //!
 //! Real airband capture (`host/tests/airband_capture.rs`, 127.35 MHz,
 //! 300 kS/s, weak): 22 dB between the 90th and 10th percentile of the

@@ -8,6 +8,9 @@
 //!
 //! The squelch zeroes the channel-rate audio while closed, so the audio
 //! out is exactly 0 from one resampler window (≤ 1 ms) after it closes.
+//! With the level squelch the front end also measures the power of the
+//! whole input band ([`ChannelFrontEnd::process_with_band`]), the
+//! squelch's noise reference ([`LevelSquelch::with_band`]).
 
 use super::audio::{AudioResampler, AudioResamplerState, VoiceAudio, VoiceAudioState, voice_agc};
 use super::envelope::EnvelopeDetector;
@@ -32,12 +35,23 @@ pub enum Mode {
     Synchronous(SyncParams),
     /// Narrowband FM.
     Nbfm {
-        /// Deviation that reads as audio ±1.0, Hz (2500 or 5000).
+        /// Deviation that reads as audio ±1.0, Hz (2500 or 5000; at least
+        /// [`MIN_DEVIATION_HZ`], below half the channel rate).
         deviation_hz: f64,
         /// De-emphasis time constant, s ([`TAU_NBFM`]), or `None`.
         tau: Option<f64>,
     },
 }
+
+/// Smallest NBFM deviation [`Receiver::new`] accepts, Hz: the audio scale
+/// `f_ch / Δf` stays a plain `f32` (a deviation of 1e-38 Hz read a
+/// random phase step as infinite audio).
+pub const MIN_DEVIATION_HZ: f64 = 100.0;
+
+/// AGC limits [`Receiver::new`] accepts: target peak level
+/// `1e-6 ..= 1` and largest gain `1e-6 ..= 1e6` (outside them the gain or
+/// its inverse overflows `f32`).
+pub const AGC_LIMITS: (f64, f64) = (1e-6, 1e6);
 
 /// Which squelch detector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +80,8 @@ pub struct ReceiverConfig {
     /// Band-pass the audio to 300–3000 Hz.
     pub voice_band: bool,
     /// AGC, or `None` for a fixed gain of 1 (AM: ±1.0 = the carrier's
-    /// amplitude × modulation depth; NBFM: ±1.0 = the deviation).
+    /// amplitude × modulation depth; NBFM: ±1.0 = the deviation); target
+    /// and largest gain within [`AGC_LIMITS`].
     pub agc: Option<AgcParams>,
     /// Squelch, or `None` (always open).
     pub squelch: Option<(SquelchKind, SquelchParams)>,
@@ -157,6 +172,20 @@ impl ReceiverState {
     pub fn level(&self) -> (f32, f32) {
         (self.level.power(), self.level.floor())
     }
+
+    /// The level squelch's measurements: channel power, tracked floor,
+    /// band power and the noise reference (see
+    /// [`LevelSquelchState`]; zeros without a level squelch).
+    pub fn level_squelch(&self) -> &LevelSquelchState {
+        &self.level
+    }
+
+    /// The channel's signal-to-noise ratio, dB, from the level squelch
+    /// (see [`LevelSquelchState::snr_db`]): `None` without a level
+    /// squelch or during its warm-up.
+    pub fn snr_db(&self) -> Option<f32> {
+        self.level.snr_db()
+    }
 }
 
 impl Receiver {
@@ -191,7 +220,7 @@ impl Receiver {
                 Detector::Sync(SyncDetector::new(&p, fs))
             }
             Mode::Nbfm { deviation_hz, tau } => {
-                let ok = deviation_hz > 0.0 && deviation_hz < fs / 2.0;
+                let ok = deviation_hz >= MIN_DEVIATION_HZ && deviation_hz < fs / 2.0;
                 if !ok || tau.is_some_and(|t| !(t > 0.0 && t < 1.0)) {
                     return Err(ConfigError::Parameter);
                 }
@@ -200,10 +229,11 @@ impl Receiver {
         };
         if let Some(a) = &cfg.agc {
             let pos = |v: f64| v > 0.0 && v.is_finite();
-            let ok = pos(a.target)
+            let (lo, hi) = AGC_LIMITS;
+            let ok = (lo..=1.0).contains(&a.target)
                 && pos(a.attack)
                 && pos(a.decay)
-                && pos(a.max_gain)
+                && (lo..=hi).contains(&a.max_gain)
                 && a.hang >= 0.0
                 && a.hang.is_finite();
             if !ok {
@@ -222,7 +252,10 @@ impl Receiver {
                     return Err(ConfigError::Parameter);
                 }
                 match (kind, &detector) {
-                    (SquelchKind::Level, _) => Squelch::Level(LevelSquelch::new(&p, fs)),
+                    (SquelchKind::Level, _) => Squelch::Level(
+                        LevelSquelch::new(&p, fs)
+                            .with_band(front.noise_bandwidth_hz(), cfg.input_rate as f64),
+                    ),
                     (SquelchKind::Noise, Detector::Nbfm(_)) => {
                         Squelch::Noise(NoiseSquelch::new(&p, fs))
                     }
@@ -289,13 +322,19 @@ impl Receiver {
         OutputTooShort::check(self.max_output(iq.len()), audio.len())?;
         // At most ⌈CHUNK / 12⌉ channel samples per chunk (2ᵏ M ≥ 12).
         let mut ch = [C32::new(0.0, 0.0); CHUNK / 8];
+        let mut band = [0.0f32; CHUNK / 8];
         let mut mono = [0.0f32; CHUNK / 8];
         // ⌈128 · 96 kHz / 18 kHz⌉ = 683 audio samples per chunk at most.
         let mut out = [0.0f32; 704];
         let mut n = 0;
         for x in iq.chunks(CHUNK) {
-            let m = self.front.process(&mut st.front, x, &mut ch)?;
-            for (y, &c) in mono.iter_mut().zip(&ch[..m]) {
+            let m = if matches!(self.squelch, Squelch::Level(_)) {
+                self.front
+                    .process_with_band(&mut st.front, x, &mut ch, &mut band)?
+            } else {
+                self.front.process(&mut st.front, x, &mut ch)?
+            };
+            for ((y, &c), &p_band) in mono.iter_mut().zip(&ch[..m]).zip(&band) {
                 let (v, raw) = match &self.detector {
                     Detector::Envelope(d) => (d.process(&mut (), c), 0.0),
                     Detector::Sync(d) => (d.process(&mut st.sync, c), 0.0),
@@ -307,7 +346,7 @@ impl Receiver {
                 let v = self.voice.process(&mut st.voice, v);
                 st.open = match &self.squelch {
                     Squelch::Off => true,
-                    Squelch::Level(s) => s.process(&mut st.level, c),
+                    Squelch::Level(s) => s.process_with_band(&mut st.level, c, p_band),
                     Squelch::Noise(s) => s.process(&mut st.noise, raw),
                 };
                 *y = if st.open { v } else { 0.0 };
@@ -527,6 +566,111 @@ mod test {
         assert!((0.2..0.4).contains(&p99), "{p99}");
     }
 
+    /// cu8 at [`FS`]: complex white noise of `sigma` per component over
+    /// the whole band, plus a carrier at [`OFFSET`] of amplitude
+    /// `carrier(t)` with a 1 kHz tone at 50 % depth.
+    fn carrier_scene(
+        secs: f64,
+        sigma: f64,
+        seed: u64,
+        carrier: impl Fn(f64) -> f64,
+    ) -> Vec<[u8; 2]> {
+        let mut rng = crate::testing::Rng::new(seed);
+        let q = |v: f64| libm::round(v * 128.0 + 127.4).clamp(0.0, 255.0) as u8;
+        (0..(FS as f64 * secs) as usize)
+            .map(|i| {
+                let t = i as f64 / FS as f64;
+                let w = 2.0 * core::f64::consts::PI;
+                let a = carrier(t) * (1.0 + 0.5 * libm::sin(w * 1000.0 * t));
+                let ph = w * OFFSET * t;
+                [
+                    q(a * libm::cos(ph) + sigma * rng.gauss()),
+                    q(a * libm::sin(ph) + sigma * rng.gauss()),
+                ]
+            })
+            .collect()
+    }
+
+    /// Runs `rx` over `iq` in 1 ms blocks; returns the audio and the
+    /// squelch state after each block.
+    fn squelch_trace(rx: &Receiver, iq: &[[u8; 2]]) -> (Vec<f32>, Vec<bool>) {
+        let mut s = rx.state();
+        let (mut audio, mut open) = (Vec::new(), Vec::new());
+        for x in iq.chunks(FS as usize / 1000) {
+            let mut y = vec![0.0; rx.max_output(x.len())];
+            let n = rx.process(&mut s, x, &mut y).unwrap();
+            audio.extend_from_slice(&y[..n]);
+            open.push(s.squelch_open());
+        }
+        (audio, open)
+    }
+
+    fn level_squelch_config() -> ReceiverConfig {
+        ReceiverConfig {
+            squelch: Some((SquelchKind::Level, SquelchParams::default())),
+            ..ReceiverConfig::am(FS, OFFSET)
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_level_squelch_carrier_from_sample_0() {
+        // A station on the air before the receiver starts (CNR 13 dB in
+        // the channel: carrier 0.02, noise 0.02 rms per component over
+        // 300 kHz): the level squelch opens as soon as its 50 ms warm-up
+        // is over, and the SNR it reports is the carrier's.
+        let rx = Receiver::new(&level_squelch_config()).unwrap();
+        let iq = carrier_scene(0.5, 0.02, 31, |_| 0.02);
+        let (audio, open) = squelch_trace(&rx, &iq);
+        let first = open.iter().position(|&o| o);
+        std::eprintln!("carrier from sample 0: open after {first:?} ms");
+        assert!(first.is_some_and(|ms| (49..=55).contains(&ms)), "{first:?}");
+        assert!(open[55..].iter().all(|&o| o));
+        assert!(audio[(0.1 * 48e3) as usize..].iter().all(|&v| v != 0.0));
+        let mut s = rx.state();
+        let mut y = vec![0.0; rx.max_output(iq.len())];
+        let n = rx.process(&mut s, &iq, &mut y).unwrap();
+        // One call or 1 ms blocks: the same audio, bit for bit.
+        assert_eq!(y[..n], audio[..]);
+        // Carrier power 4e-4 (plus sidebands 1/8 of it) over the noise in
+        // the channel, 2 · 0.02² · 7.3 kHz / 300 kHz = 1.9e-5: 14 dB.
+        let snr = s.snr_db().unwrap();
+        std::eprintln!("SNR {snr:.1} dB");
+        assert!((snr - 14.0).abs() < 1.0, "{snr}");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_level_squelch_noise_only_never_opens() {
+        // 10 s of noise only (at two levels): never opens, the audio is
+        // exactly zero throughout.
+        let rx = Receiver::new(&level_squelch_config()).unwrap();
+        for (sigma, seed) in [(0.02, 32), (0.2, 33)] {
+            let iq = carrier_scene(10.0, sigma, seed, |_| 0.0);
+            let (audio, open) = squelch_trace(&rx, &iq);
+            assert!(open.iter().all(|&o| !o), "opened on noise {sigma}");
+            assert!(audio.iter().all(|&v| v == 0.0));
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_level_squelch_closes_after_the_carrier_goes() {
+        // Carrier from sample 0 for 0.5 s, then noise: closes after the
+        // 0.2 s hang plus the ≈ 35 ms the smoothed power takes to fall to
+        // the close level (τ ln(C/N), 13 dB); audio exactly 0 from then on.
+        let rx = Receiver::new(&level_squelch_config()).unwrap();
+        let iq = carrier_scene(1.5, 0.02, 34, |t| if t < 0.5 { 0.02 } else { 0.0 });
+        let (audio, open) = squelch_trace(&rx, &iq);
+        assert!(open[100..500].iter().all(|&o| o));
+        let closed = 500 + open[500..].iter().position(|&o| !o).unwrap();
+        std::eprintln!("carrier off at 500 ms: closed at {closed} ms");
+        assert!((700..=760).contains(&closed), "{closed}");
+        assert!(open[closed..].iter().all(|&o| !o));
+        let after = (closed + 2) * 48;
+        assert!(audio[after..].iter().all(|&v| v == 0.0));
+    }
+
     /// The receiver over `iq` split at `cuts`.
     fn split_run(rx: &Receiver, iq: &[[u8; 2]], cuts: &[usize]) -> Vec<f32> {
         let mut s = rx.state();
@@ -602,6 +746,37 @@ mod test {
             tau: None,
         };
         assert_eq!(Receiver::new(&c).err(), Some(ConfigError::Parameter));
+        // Found by the `am_chain` fuzz target: a subnormal deviation made
+        // the discriminator's scale infinite (audio[0] = inf).
+        c = ReceiverConfig::nbfm(250_000, 25e3);
+        c.filter = ChannelFilter::Am25k;
+        c.mode = Mode::Nbfm {
+            deviation_hz: 6.918_230_136_550_122e-39,
+            tau: None,
+        };
+        c.audio_rate = 8_000;
+        c.voice_band = false;
+        assert_eq!(Receiver::new(&c).err(), Some(ConfigError::Parameter));
+        c.mode = Mode::Nbfm {
+            deviation_hz: MIN_DEVIATION_HZ,
+            tau: None,
+        };
+        let rx = Receiver::new(&c).unwrap();
+        // Full-scale phase steps (a carrier at ±fs/4 flipping) stay finite.
+        let iq: Vec<[u8; 2]> = (0..4000)
+            .map(|i| [[255, 127], [127, 255], [0, 127], [127, 0]][(i / 7) % 4])
+            .collect();
+        let y = receive(&rx, &iq);
+        assert!(y.iter().all(|v| v.is_finite()));
+        c = ReceiverConfig::am(FS, OFFSET);
+        for (target, max_gain) in [(1e-300, 1000.0), (2.0, 1000.0), (0.3, 1e300), (0.3, 1e-9)] {
+            c.agc = Some(AgcParams {
+                target,
+                max_gain,
+                ..voice_agc(1.0)
+            });
+            assert_eq!(Receiver::new(&c).err(), Some(ConfigError::Parameter));
+        }
         c = ReceiverConfig::am(2_400_000, 0.0);
         c.squelch = Some((
             SquelchKind::Level,

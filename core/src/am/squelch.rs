@@ -5,13 +5,26 @@
 //!
 //! - [`LevelSquelch`] (any mode, any rate, complex channel samples): the
 //!   channel power `P = ⟨|x|²⟩` (one-pole, [`SquelchParams::smoothing`])
-//!   against a noise floor `F` estimated from the signal itself: after a
-//!   warm-up of 5 smoothing time constants `F = P`; then `F` follows `P`
-//!   down at once and, only while the squelch is closed, rises at most
-//!   [`SquelchParams::floor_rise_db_per_s`]. Opens when
-//!   `P > F · 10^{open/10}`; closes when `P < F · 10^{(open − hyst)/10}`
-//!   has held for the hang time. (A carrier present from the first sample
-//!   is taken as the floor until it goes away.)
+//!   against a noise floor `F`. `F` is tracked from the signal itself:
+//!   after a warm-up of 5 smoothing time constants `F = P`; then `F`
+//!   follows `P` down at once and, only while the squelch is closed, rises
+//!   at most [`SquelchParams::floor_rise_db_per_s`]. On its own that takes
+//!   a carrier present from the first sample (an ATIS transmitter, a
+//!   broadcast station, a repeater already keyed) for the floor, and the
+//!   squelch never opens. So, given the power of the whole input band
+//!   next to each channel sample ([`LevelSquelch::with_band`], measured by
+//!   [`ChannelFrontEnd::process_with_band`](super::front::ChannelFrontEnd::process_with_band)),
+//!   it also estimates the noise in the channel from the noise density
+//!   outside it (averaged over [`REFERENCE_SMOOTHING`] smoothing time
+//!   constants, without bias from the start):
+//!   `N = B · max((P_band − P)/(f_s − B), N_q/f_s)` with `B` the channel's
+//!   noise bandwidth, `f_s` the input rate and `N_q = 2 · (1/128)² / 12`
+//!   the rounding noise of cu8 samples, and uses `min(F, N)` as the floor.
+//!   Opens when `P > floor · 10^{open/10}`; closes when
+//!   `P < floor · 10^{(open − hyst)/10}` has held for the hang time. The
+//!   estimate assumes the noise is white across the input band: strong
+//!   stations elsewhere in the band raise `N`, and then the tracked floor
+//!   still opens the squelch on a carrier that appears later.
 //! - [`NoiseSquelch`] (FM): the discriminator output above the voice band
 //!   (4th-order Butterworth high-pass at [`NOISE_HIGHPASS_HZ`]) is noise,
 //!   large without a carrier and falling as the carrier rises (FM quieting).
@@ -28,6 +41,16 @@ use crate::dsp::iir::{Biquad, BiquadDesign, Df2tState};
 
 /// Corner of the noise squelch's high-pass, Hz.
 pub const NOISE_HIGHPASS_HZ: f64 = 4500.0;
+
+/// Time constant of the level squelch's band reference, in units of
+/// [`SquelchParams::smoothing`]: long enough that the modulation's ripple
+/// on the channel and band powers (which reach the two measurements with
+/// different delays) cancels in their difference.
+pub const REFERENCE_SMOOTHING: f64 = 10.0;
+
+/// Rounding noise power of cu8 samples, full scale 1.0 = 128 codes:
+/// `2 · (1/128)² / 12` (I and Q).
+pub const CU8_QUANTISATION_POWER: f64 = 2.0 / (128.0 * 128.0 * 12.0);
 
 /// Squelch settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,8 +124,10 @@ fn db_to_lin(db: f64) -> f32 {
 }
 
 /// Level squelch on complex channel samples. As a [`SplitProcess`] it
-/// returns whether the squelch is open after each sample. State:
-/// [`LevelSquelchState`].
+/// returns whether the squelch is open after each sample, with the floor
+/// tracked from the channel alone; [`process_with_band`](Self::process_with_band)
+/// adds the noise reference from the input band (see the
+/// [module docs](self)). State: [`LevelSquelchState`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LevelSquelch {
     alpha: f32,
@@ -111,6 +136,11 @@ pub struct LevelSquelch {
     rise: f32,
     warmup: u32,
     gate: Gate,
+    /// `(B / (f_s − B), B N_q / f_s)`, or `None` without a band reference.
+    band: Option<(f32, f32)>,
+    /// Smoothing of the band reference (time constant
+    /// [`REFERENCE_SMOOTHING`] × the squelch's).
+    alpha_ref: f32,
 }
 
 /// [`LevelSquelch`] state.
@@ -118,7 +148,15 @@ pub struct LevelSquelch {
 pub struct LevelSquelchState {
     power: f32,
     floor: f32,
+    /// Band reference, smoothed with `alpha_ref`: `P_band − |x|²`,
+    /// `|x|²`, and the weight `w` of the samples so far (`1 − (1 − α)ⁿ`;
+    /// dividing by it unbiases the averages from the start).
+    diff: f32,
+    chan: f32,
+    w: f32,
+    noise: f32,
     seen: u32,
+    warm: bool,
     gate: GateState,
 }
 
@@ -133,9 +171,45 @@ impl LevelSquelchState {
         self.power
     }
 
-    /// The estimated noise floor (same units as [`power`](Self::power)).
+    /// The noise floor tracked from the channel power (same units as
+    /// [`power`](Self::power)).
     pub fn floor(&self) -> f32 {
         self.floor
+    }
+
+    /// The power of the whole input band, averaged over about
+    /// [`REFERENCE_SMOOTHING`] smoothing time constants (0 without a band
+    /// reference).
+    pub fn band_power(&self) -> f32 {
+        self.ratio(self.diff + self.chan)
+    }
+
+    /// The noise in the channel estimated from the band outside it,
+    /// `N = B · max((P_band − P)/(f_s − B), N_q/f_s)`, averaged as
+    /// [`band_power`](Self::band_power) (0 without a band reference).
+    pub fn noise(&self) -> f32 {
+        self.noise
+    }
+
+    fn ratio(&self, v: f32) -> f32 {
+        if self.w > 0.0 { v / self.w } else { 0.0 }
+    }
+
+    /// The channel's signal-to-noise ratio `(P − N)/N` in dB (at least
+    /// −60), against the band reference `N` with the channel power
+    /// averaged as `N` is, if there is one, else against the tracked
+    /// floor; `None` during the warm-up (5 smoothing time constants).
+    pub fn snr_db(&self) -> Option<f32> {
+        let (p, n) = if self.noise > 0.0 {
+            (self.ratio(self.chan), self.noise)
+        } else {
+            (self.power, self.floor)
+        };
+        if !self.warm || n.is_nan() || n <= 0.0 {
+            return None;
+        }
+        let s = (p - n).max(n * 1e-6);
+        Some(10.0 * libm::log10f(s / n))
     }
 }
 
@@ -161,27 +235,86 @@ impl LevelSquelch {
             gate: Gate {
                 hang: libm::round(p.hang * fs) as u32,
             },
+            band: None,
+            alpha_ref: (1.0 - libm::exp(-1.0 / (REFERENCE_SMOOTHING * p.smoothing * fs))) as f32,
         }
     }
-}
 
-impl SplitProcess<C32, bool, LevelSquelchState> for LevelSquelch {
+    /// The same squelch with the band reference: the channel's noise
+    /// bandwidth `noise_bandwidth_hz` (`B`, e.g.
+    /// [`ChannelFrontEnd::noise_bandwidth_hz`](super::front::ChannelFrontEnd::noise_bandwidth_hz))
+    /// and the input rate `input_rate` (`f_s`, the width of the band whose
+    /// power is passed to [`process_with_band`](Self::process_with_band)).
+    ///
+    /// ```
+    /// use airwaves_core::am::squelch::{LevelSquelch, SquelchParams};
+    /// let sq = LevelSquelch::new(&SquelchParams::default(), 18_750.0)
+    ///     .with_band(7_300.0, 300_000.0);
+    /// ```
+    ///
+    /// # Panics
+    /// Panics unless `0 < noise_bandwidth_hz < input_rate`.
+    pub fn with_band(mut self, noise_bandwidth_hz: f64, input_rate: f64) -> Self {
+        let b = noise_bandwidth_hz;
+        assert!(
+            b > 0.0 && b < input_rate,
+            "need 0 < noise bandwidth < input rate"
+        );
+        self.band = Some((
+            (b / (input_rate - b)) as f32,
+            (b * CU8_QUANTISATION_POWER / input_rate) as f32,
+        ));
+        self
+    }
+
+    /// One channel sample `x` and the band power next to it (`band`, mean
+    /// `|x|²` of the input, full scale 1.0, from
+    /// [`ChannelFrontEnd::process_with_band`](super::front::ChannelFrontEnd::process_with_band));
+    /// returns whether the squelch is open. Without
+    /// [`with_band`](Self::with_band), `band` is ignored and this is
+    /// [`process`](SplitProcess::process).
     #[inline]
-    fn process(&self, s: &mut LevelSquelchState, x: C32) -> bool {
+    pub fn process_with_band(&self, s: &mut LevelSquelchState, x: C32, band: f32) -> bool {
         s.power += self.alpha * (x.norm_sqr() - s.power);
+        let reference = if let Some((k, q)) = self.band {
+            let a = self.alpha_ref;
+            let p = x.norm_sqr();
+            s.diff += a * ((band - p) - s.diff);
+            s.chan += a * (p - s.chan);
+            s.w += a * (1.0 - s.w);
+            s.noise = (k * s.diff / s.w).max(q);
+            s.noise
+        } else {
+            f32::INFINITY
+        };
         if s.seen < self.warmup {
             s.seen += 1;
             s.floor = s.power;
             return false;
         }
+        s.warm = true;
         if s.power < s.floor {
             s.floor = s.power;
         } else if !s.gate.open {
             s.floor = (s.floor * self.rise).min(s.power);
         }
-        let open = s.power > s.floor * self.open;
-        let close = s.power < s.floor * self.close;
+        let floor = s.floor.min(reference);
+        let open = s.power > floor * self.open;
+        let close = s.power < floor * self.close;
         self.gate.update(&mut s.gate, open, close)
+    }
+}
+
+impl SplitProcess<C32, bool, LevelSquelchState> for LevelSquelch {
+    /// The squelch with the tracked floor only (any band reference set
+    /// with [`LevelSquelch::with_band`] is left out).
+    #[inline]
+    fn process(&self, s: &mut LevelSquelchState, x: C32) -> bool {
+        let plain = Self {
+            band: None,
+            ..*self
+        };
+        plain.process_with_band(s, x, 0.0)
     }
 }
 
@@ -365,6 +498,90 @@ mod test {
             "{closed_at:?}"
         );
         assert!(!s.is_open());
+    }
+
+    /// `secs` of channel samples (noise power `n`, a carrier of power
+    /// `c` from sample 0) with the band power that goes with them: the
+    /// same white noise over a band `band_hz` wide, of which the channel
+    /// (noise bandwidth `b`) sees `n`.
+    fn band_scene(rng: &mut Rng, c: f64, n: f64, b: f64, band_hz: f64) -> (C32, f32) {
+        let x = sample(rng, c, n);
+        // The band's noise: density n / b over band_hz, averaged over the
+        // 16 input samples per channel sample (2 · 16 real Gaussians).
+        let per = n / b * band_hz;
+        let mut acc = 0.0;
+        for _ in 0..32 {
+            let g = rng.gauss();
+            acc += g * g * per / 2.0;
+        }
+        (x, (c + acc / 16.0) as f32)
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_carrier_from_the_start_opens_with_the_band_reference() {
+        // A carrier 10 dB over the channel noise from the first sample: the
+        // tracked floor alone takes it for the floor and never opens; with
+        // the band reference it opens right after the 50 ms warm-up.
+        let fs = 18_750.0;
+        let (b, band_hz) = (7_300.0, 300_000.0);
+        let p = SquelchParams::default();
+        let plain = LevelSquelch::new(&p, fs);
+        let banded = plain.with_band(b, band_hz);
+        let (mut s1, mut s2) = (LevelSquelchState::default(), LevelSquelchState::default());
+        let mut rng = Rng::new(21);
+        let mut first_open = None;
+        for i in 0..(fs as usize) {
+            let (x, band) = band_scene(&mut rng, 1e-3, 1e-4, b, band_hz);
+            assert!(!plain.process(&mut s1, x));
+            if banded.process_with_band(&mut s2, x, band) && first_open.is_none() {
+                first_open = Some(i);
+            }
+        }
+        let ms = first_open.map(|i| i as f64 / fs * 1e3);
+        std::eprintln!(
+            "carrier from sample 0: opens after {ms:?} ms; noise reference {:.3e} (true 1e-4), SNR {:?} dB",
+            s2.noise(),
+            s2.snr_db()
+        );
+        assert!(ms.is_some_and(|t| (50.0..55.0).contains(&t)), "{ms:?}");
+        assert!(s2.is_open());
+        assert!((s2.noise() / 1e-4 - 1.0).abs() < 0.1, "{}", s2.noise());
+        assert!((s2.snr_db().unwrap() - 10.0).abs() < 0.5);
+        assert_eq!(s1.snr_db().map(|d| d < 1.0), Some(true));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_band_reference_noise_only_stays_closed() {
+        // 20 s of noise only with the band reference: never opens, and the
+        // SNR (signal = P − N) reads far below the 6 dB threshold.
+        let fs = 18_750.0;
+        let (b, band_hz) = (7_300.0, 300_000.0);
+        let sq = LevelSquelch::new(&SquelchParams::default(), fs).with_band(b, band_hz);
+        let mut s = LevelSquelchState::default();
+        let mut rng = Rng::new(22);
+        for _ in 0..20 * fs as usize {
+            let (x, band) = band_scene(&mut rng, 0.0, 1e-4, b, band_hz);
+            assert!(!sq.process_with_band(&mut s, x, band));
+        }
+        assert!(s.snr_db().unwrap() < -5.0, "{:?}", s.snr_db());
+    }
+
+    #[test]
+    fn test_band_reference_floor_is_quantisation() {
+        // A band no noisier than the channel (P_band = P): the reference
+        // falls back to the cu8 rounding noise in the channel.
+        let sq =
+            LevelSquelch::new(&SquelchParams::default(), 10_000.0).with_band(5_000.0, 250_000.0);
+        let mut s = LevelSquelchState::default();
+        for _ in 0..1000 {
+            sq.process_with_band(&mut s, C32::new(0.1, 0.0), 0.01);
+        }
+        let q = (5_000.0 * CU8_QUANTISATION_POWER / 250_000.0) as f32;
+        assert_eq!(s.noise(), q);
+        assert!(s.is_open());
+        assert!((s.snr_db().unwrap() - 10.0 * libm::log10f(0.01 / q)).abs() < 0.01);
     }
 
     #[test]

@@ -12,22 +12,19 @@
 //! 750 µs de-emphasis. The squelch of `--squelch` is the pipeline's (on
 //! [`DemodStatus::snr_db`]), the same for every mode.
 //!
-//! SNR estimate: the channel power (the core's level meter, after the
-//! channel filter) against the noise density of the whole input band
-//! outside the channel (at least the rounding noise of 8-bit samples):
+//! SNR estimate: the core's level squelch, used as a meter
+//! ([`ReceiverState::snr_db`]): the channel power against the noise
+//! density of the whole input band outside the channel (at least the
+//! rounding noise of 8-bit samples),
 //! `N = B · max((P_band − P_chan) / (f_s − B), N_q / f_s)`, `S = P_chan − N`,
-//! with `B` the channel filter's noise bandwidth.
+//! with `B` the channel filter's noise bandwidth; `NaN` for the first
+//! 50 ms (its warm-up).
 
 use super::demod::{ConfigError, DemodStatus, Demodulator};
 use airwaves_core::am::receiver::{Mode, Receiver, ReceiverConfig, ReceiverState, SquelchKind};
 use airwaves_core::am::squelch::SquelchParams;
 use airwaves_core::am::sync::SyncParams;
 
-/// Rounding noise power of cu8 samples (full scale 1.0 = 128 codes):
-/// `2 · (1/128)² / 12`.
-const QUANTISATION_POWER: f64 = 2.0 / (128.0 * 128.0 * 12.0);
-/// Smoothing of the band power, per block (blocks are ~10–100 ms).
-const BAND_ALPHA: f64 = 0.2;
 /// I/Q pairs handed to the core per call.
 const CHUNK_PAIRS: usize = 8192;
 
@@ -58,14 +55,6 @@ pub struct NarrowOptions {
 pub struct NarrowReceiver {
     rx: Receiver,
     state: Box<ReceiverState>,
-    /// Input rate, Hz.
-    rate: f64,
-    /// Smoothed power of the whole input band, full scale 1.0.
-    p_band: f64,
-    /// Blocks processed.
-    blocks: u64,
-    /// Input pairs processed (the SNR estimate settles over 0.1 s).
-    pairs: u64,
     /// One chunk of input as pairs, and the core's audio for it.
     pair_buf: Box<[[u8; 2]; CHUNK_PAIRS]>,
     audio_buf: Vec<f32>,
@@ -123,10 +112,6 @@ impl NarrowReceiver {
             audio_buf,
             rx,
             state,
-            rate: f64::from(opts.rate),
-            p_band: 0.0,
-            blocks: 0,
-            pairs: 0,
         })
     }
 }
@@ -148,21 +133,6 @@ impl Demodulator for NarrowReceiver {
             for (d, s) in self.pair_buf.iter_mut().zip(chunk.chunks_exact(2)) {
                 *d = [s[0], s[1]];
             }
-            let sum: f64 = chunk
-                .iter()
-                .map(|&b| {
-                    let v = (f64::from(b) - 127.4) / 128.0;
-                    v * v
-                })
-                .sum();
-            let p = sum / pairs as f64;
-            self.p_band = if self.blocks == 0 {
-                p
-            } else {
-                self.p_band + BAND_ALPHA * (p - self.p_band)
-            };
-            self.blocks += 1;
-            self.pairs += pairs as u64;
             // `audio_buf` holds `max_output(CHUNK_PAIRS)`: never short.
             let m = self
                 .rx
@@ -182,19 +152,8 @@ impl Demodulator for NarrowReceiver {
     }
 
     fn status(&self) -> DemodStatus {
-        let snr_db = if (self.pairs as f64) < 0.1 * self.rate {
-            f32::NAN
-        } else {
-            let p_chan = f64::from(self.state.level().0);
-            let b = self.rx.front_end().noise_bandwidth_hz();
-            let density =
-                ((self.p_band - p_chan) / (self.rate - b)).max(QUANTISATION_POWER / self.rate);
-            let noise = density * b;
-            let signal = (p_chan - noise).max(noise * 1e-6);
-            (10.0 * (signal / noise).log10()) as f32
-        };
         DemodStatus {
-            snr_db,
+            snr_db: self.state.snr_db().unwrap_or(f32::NAN),
             blend: None,
             rds: None,
         }
