@@ -9,10 +9,10 @@
 //! SNR after the first 20 ms. Only the receivers are timed.
 
 use airwaves_core::fm::channel::{ChannelFilter, ChannelFilterState};
-use airwaves_core::fm::mono_q15::{MonoReceiverQ15, MonoReceiverQ15State};
+use airwaves_core::fm::mono_q15::{CHANNEL_CUTOFF_HZ, MonoReceiverQ15, MonoReceiverQ15State};
 use airwaves_core::fm::wbfm::{
-    AUDIO_DECIMATION, AUDIO_RATE, FrontEnd, FrontEndState, MONO_CUTOFF_HZ, MPX_DECIMATION,
-    MonoDecoder, MonoDecoderState,
+    AUDIO_DECIMATION, AUDIO_RATE, FrontEnd, FrontEndState, MPX_DECIMATION, MonoDecoder,
+    MonoDecoderState,
 };
 use cortex_m_semihosting::hprintln;
 
@@ -61,7 +61,7 @@ pub fn run_q15(iq: &[u8], timer: &Timer, cal: &Calibration) -> Result<Cost, &'st
 /// # Errors
 /// If the recording gives more audio than [`MAX_AUDIO`].
 pub fn run_f32(iq: &[u8], timer: &Timer, cal: &Calibration) -> Result<Cost, &'static str> {
-    let fe = FrontEnd::with_cutoff(FM_OFFSET_HZ, MONO_CUTOFF_HZ).ok_or("bad FM front end")?;
+    let fe = FrontEnd::with_cutoff(FM_OFFSET_HZ, CHANNEL_CUTOFF_HZ).ok_or("bad FM front end")?;
     let dec = MonoDecoder::new(FM_TAU);
     let mut fe_state = FrontEndState::default();
     let mut dec_state = MonoDecoderState::default();
@@ -97,7 +97,7 @@ pub fn run_f32(iq: &[u8], timer: &Timer, cal: &Calibration) -> Result<Cost, &'st
 /// None in practice; the signature matches the other stages.
 pub fn run_channel(iq: &[u8], timer: &Timer, cal: &Calibration) -> Result<Cost, &'static str> {
     let fs = f64::from(INPUT_RATE);
-    let cf = ChannelFilter::new(FM_OFFSET_HZ / fs, MONO_CUTOFF_HZ / fs);
+    let cf = ChannelFilter::new(FM_OFFSET_HZ / fs, CHANNEL_CUTOFF_HZ / fs);
     let mut state = ChannelFilterState::default();
     let (pairs, _) = iq.as_chunks::<2>();
     let mut fold = 0u32;

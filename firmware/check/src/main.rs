@@ -27,10 +27,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use airwaves_core::fm::mono_q15::{MonoReceiverQ15, MonoReceiverQ15State};
-use airwaves_core::fm::wbfm::{
-    FrontEnd, FrontEndState, MONO_CUTOFF_HZ, MonoDecoder, MonoDecoderState,
-};
+use airwaves_core::fm::mono_q15::{CHANNEL_CUTOFF_HZ, MonoReceiverQ15, MonoReceiverQ15State};
+use airwaves_core::fm::wbfm::{FrontEnd, FrontEndState, MonoDecoder, MonoDecoderState};
 use airwaves_core::modes::demod::{AddressFilter, DemodState, Demodulator};
 use airwaves_core::modes::encode::{AVR_MAX_LEN, Timestamp, encode_avr};
 use airwaves_core::modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
@@ -552,7 +550,7 @@ fn fm_q15(iq: &[[u8; 2]], offset_hz: f64, tau: f64) -> Result<u64, String> {
 /// The `f32` front end and mono decoder on the host; checksum of its
 /// audio's IEEE bits.
 fn fm_f32(iq: &[[u8; 2]], offset_hz: f64, tau: f64) -> Result<u64, String> {
-    let fe = FrontEnd::with_cutoff(offset_hz, MONO_CUTOFF_HZ).ok_or("bad FM front end")?;
+    let fe = FrontEnd::with_cutoff(offset_hz, CHANNEL_CUTOFF_HZ).ok_or("bad FM front end")?;
     let dec = MonoDecoder::new(tau);
     let mut mpx = vec![0f32; fe.max_output(iq.len())];
     let m = fe
