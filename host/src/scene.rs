@@ -90,6 +90,7 @@ use airwaves_core::modes::adsb::{
     CprFormat, CprPosition, GroundVelocity, Identification, Velocity, VerticalRate,
     VerticalRateSource,
 };
+use airwaves_core::modes::commb::{AircraftIdentification, Mb};
 use airwaves_core::modes::cpr::{CprFrame, CprKind, Position};
 use airwaves_core::modes::frame::{
     AltitudeCode, Capability, FlightStatus, Frame, IdentityCode, InterrogatorCode, Repr,
@@ -651,12 +652,9 @@ pub(crate) fn emit(repr: &Repr) -> [u8; 14] {
 
 /// The MB field of a BDS 2,0 (aircraft identification) Comm-B reply.
 fn bds20(callsign: Callsign) -> [u8; 7] {
-    let w = callsign
-        .codes()
-        .iter()
-        .fold(0x20u64, |acc, &c| (acc << 6) | u64::from(c & 0x3F));
-    let b = w.to_be_bytes();
-    [b[1], b[2], b[3], b[4], b[5], b[6], b[7]]
+    let mut mb = Mb::new_unchecked([0u8; 7]);
+    AircraftIdentification::from(&callsign).emit(&mut mb);
+    mb.into_inner()
 }
 
 /// The event source: the population and the two Poisson processes.

@@ -807,6 +807,28 @@ pub struct AircraftIdentification {
     pub chars: [u8; 8],
 }
 
+impl From<&super::adsb::Callsign> for AircraftIdentification {
+    /// The callsign of an ADS-B identification message as a BDS 2,0
+    /// identification: the same characters (an unassigned code, `#`,
+    /// emits as code 0).
+    ///
+    /// ```
+    /// use airwaves_core::modes::adsb::Callsign;
+    /// use airwaves_core::modes::commb::{AircraftIdentification, Mb};
+    /// let c = Callsign::from_ascii(b"KLM1023").unwrap();
+    /// let mut mb = Mb::new_unchecked([0u8; 7]);
+    /// AircraftIdentification::from(&c).emit(&mut mb);
+    /// assert_eq!(mb.into_inner(), [0x20, 0x2C, 0xC3, 0x71, 0xC3, 0x2C, 0xE0]);
+    /// ```
+    fn from(c: &super::adsb::Callsign) -> Self {
+        let mut chars = [b' '; 8];
+        for (d, &s) in chars.iter_mut().zip(c.as_str().as_bytes()) {
+            *d = s;
+        }
+        AircraftIdentification { chars }
+    }
+}
+
 impl AircraftIdentification {
     /// A callsign of at most 8 characters from `A`–`Z`, `0`–`9` and space,
     /// padded with spaces.
