@@ -363,55 +363,50 @@ mod test {
         sr * sr + si * si
     }
 
+    /// Check a filter for a station at −250 kHz: the gain as documented
+    /// (a real tone through the bytes), flat within 0.1 dB at the offsets
+    /// `flat_khz` from the station, −6 dB ± 0.5 at `cutoff_khz`, and more
+    /// than 78 dB down from `stop_khz` to the band edges (quantised taps);
+    /// returns the worst stop-band level, dB.
+    fn check_response(cf: &ChannelFilter, flat_khz: &[f64], cutoff_khz: f64, stop_khz: f64) -> f64 {
+        let p0 = power(cf, &tone(-250.0 / 2400.0, 24_000));
+        let amp = libm::sqrt(p0) / (200.0 * cf.gain());
+        assert!((amp - 1.0).abs() < 0.01, "amplitude {amp}");
+        let h0 = response(cf, -250.0 / 2400.0);
+        let db = |f_khz: f64| 10.0 * libm::log10(response(cf, (f_khz - 250.0) / 2400.0) / h0);
+        for &f in flat_khz {
+            assert!(db(f).abs() < 0.1, "{f} kHz: {} dB", db(f));
+        }
+        let c = db(cutoff_khz);
+        assert!((c + 6.0).abs() < 0.5, "cutoff: {c} dB");
+        let mut worst = f64::NEG_INFINITY;
+        for k in 0..=1000 {
+            let f = stop_khz + (1200.0 - stop_khz) * k as f64 / 1000.0;
+            worst = worst.max(db(f)).max(db(-f));
+        }
+        assert!(worst < -78.0, "stop band {worst:.1} dB");
+        worst
+    }
+
     #[test]
     #[cfg_attr(miri, ignore)]
     fn test_passband_and_stopband() {
-        // Station at −250 kHz, cutoff 170 kHz (at 2.4 MS/s).
+        // Cutoff 170 kHz: flat to ±100 kHz, 80 dB down from 234 kHz.
         let cf = ChannelFilter::new(-250.0 / 2400.0, 170.0 / 2400.0);
-        // A real tone at the station through the bytes: gain as documented.
-        let p0 = power(&cf, &tone(-250.0 / 2400.0, 24_000));
-        let amp = libm::sqrt(p0) / (200.0 * cf.gain());
-        assert!((amp - 1.0).abs() < 0.01, "amplitude {amp}");
-        let h0 = response(&cf, -250.0 / 2400.0);
-        let db = |f_khz: f64| 10.0 * libm::log10(response(&cf, (f_khz - 250.0) / 2400.0) / h0);
-        for f in [-100.0, -50.0, 50.0, 100.0] {
-            assert!(db(f).abs() < 0.1, "{f} kHz: {} dB", db(f));
-        }
-        assert!((db(170.0) + 6.0).abs() < 0.5, "cutoff: {} dB", db(170.0));
-        // 80 dB from 234 kHz out to the band edges (quantised taps).
-        let mut worst = f64::NEG_INFINITY;
-        for k in 0..=1000 {
-            let f = 234.0 + (1200.0 - 234.0) * k as f64 / 1000.0;
-            worst = worst.max(db(f)).max(db(-f));
-        }
+        let worst = check_response(&cf, &[-100.0, -50.0, 50.0, 100.0], 170.0, 234.0);
         std::eprintln!("channel filter: worst stop band {worst:.1} dB");
-        assert!(worst < -78.0, "stop band {worst:.1} dB");
     }
 
     #[test]
     #[cfg_attr(miri, ignore)]
     fn test_sharp_passband_and_stopband() {
-        // The mono channel: station at −250 kHz, cutoff 110 kHz.
+        // The mono channel, cutoff 110 kHz: flat over the ±75 kHz of
+        // deviation, 80 dB down from 142 kHz (half the fast filter's
+        // transition).
         let cf = ChannelFilter::with_taps(-250.0 / 2400.0, 110.0 / 2400.0, Taps::Sharp);
         assert_eq!(cf.taps(), Taps::Sharp);
-        let p0 = power(&cf, &tone(-250.0 / 2400.0, 24_000));
-        let amp = libm::sqrt(p0) / (200.0 * cf.gain());
-        assert!((amp - 1.0).abs() < 0.01, "amplitude {amp}");
-        let h0 = response(&cf, -250.0 / 2400.0);
-        let db = |f_khz: f64| 10.0 * libm::log10(response(&cf, (f_khz - 250.0) / 2400.0) / h0);
-        // Flat over the ±75 kHz of deviation, −6 dB at the cutoff.
-        for f in [-75.0, -40.0, 40.0, 75.0] {
-            assert!(db(f).abs() < 0.1, "{f} kHz: {} dB", db(f));
-        }
-        assert!((db(110.0) + 6.0).abs() < 0.5, "cutoff: {} dB", db(110.0));
-        // 80 dB from 142 kHz: half the fast filter's transition.
-        let mut worst = f64::NEG_INFINITY;
-        for k in 0..=1000 {
-            let f = 142.0 + (1200.0 - 142.0) * k as f64 / 1000.0;
-            worst = worst.max(db(f)).max(db(-f));
-        }
+        let worst = check_response(&cf, &[-75.0, -40.0, 40.0, 75.0], 110.0, 142.0);
         std::eprintln!("sharp channel filter: worst stop band {worst:.1} dB");
-        assert!(worst < -78.0, "stop band {worst:.1} dB");
         // The fast filter with the same cutoff is still 30 dB above that
         // there (its transition is twice as wide).
         let fast = ChannelFilter::new(-250.0 / 2400.0, 110.0 / 2400.0);
@@ -428,10 +423,9 @@ mod test {
         assert!((cf.phase_step() - want).abs() < 1e-12);
     }
 
-    #[test]
-    #[cfg_attr(miri, ignore)]
-    fn test_same_for_any_split() {
-        let cf = ChannelFilter::new(0.1, 0.07);
+    /// 3000 samples of a fixed pattern give 300 outputs, the same when the
+    /// input is split at `cuts`.
+    fn assert_split_free(cf: &ChannelFilter, cuts: &[usize]) {
         let x: Vec<[u8; 2]> = (0..3000u32)
             .map(|k| [(k * 37 % 256) as u8, (k * 101 % 256) as u8])
             .collect();
@@ -447,29 +441,21 @@ mod test {
         };
         let whole = run(&[]);
         assert_eq!(whole.len(), 300);
-        assert_eq!(run(&[1, 9, 10, 11, 499, 1000, 2999]), whole);
+        assert_eq!(run(cuts), whole);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_same_for_any_split() {
+        let cf = ChannelFilter::new(0.1, 0.07);
+        assert_split_free(&cf, &[1, 9, 10, 11, 499, 1000, 2999]);
     }
 
     #[test]
     #[cfg_attr(miri, ignore)]
     fn test_sharp_same_for_any_split_and_longer_memory() {
         let cf = ChannelFilter::with_taps(0.1, 0.05, Taps::Sharp);
-        let x: Vec<[u8; 2]> = (0..3000u32)
-            .map(|k| [(k * 37 % 256) as u8, (k * 101 % 256) as u8])
-            .collect();
-        let run = |cuts: &[usize]| {
-            let mut st = ChannelFilterState::default();
-            let mut y = Vec::new();
-            let mut start = 0;
-            for &end in cuts.iter().chain(&[x.len()]) {
-                cf.process(&mut st, &x[start..end], |z| y.push(z));
-                start = end;
-            }
-            y
-        };
-        let whole = run(&[]);
-        assert_eq!(whole.len(), 300);
-        assert_eq!(run(&[1, 9, 10, 11, 479, 480, 481, 1000, 2999]), whole);
+        assert_split_free(&cf, &[1, 9, 10, 11, 479, 480, 481, 1000, 2999]);
         // An impulse is seen for 192 input samples: 19 or 20 outputs.
         let mut imp = [[128u8, 128]; 600];
         imp[100] = [255, 128];
