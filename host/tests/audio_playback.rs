@@ -18,6 +18,8 @@
 //! Needs gcc and ALSA's headers (`libasound2-dev`, a build dependency);
 //! without them the tests say so and pass.
 
+mod support;
+
 use airwaves_core::fm::generator::{Generator, GeneratorConfig, Tone};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -317,23 +319,15 @@ fn fm_scene(name: &str, seconds: f64) -> PathBuf {
     p
 }
 
-/// cu8 at 240 kS/s, `seconds` long: a carrier at 0 Hz (amplitude 0.3),
-/// AM by `depth` and FM by `dev` Hz with a `tone` Hz sine.
+/// cu8 at 240 kS/s, `seconds` long: a carrier at 0 Hz, AM by `depth` and
+/// FM by `dev` Hz with a `tone` Hz sine (see [`support::narrow_iq`]).
 fn narrow_scene(name: &str, seconds: f64, tone: f64, depth: f64, dev: f64) -> PathBuf {
-    let rate = 240e3;
-    let n = (rate * seconds) as usize;
-    let mut out = Vec::with_capacity(2 * n);
-    let mut phase = 0.0f64;
-    for i in 0..n {
-        let t = i as f64 / rate;
-        let m = (2.0 * std::f64::consts::PI * tone * t).sin();
-        let a = 0.3 * (1.0 + depth * m);
-        phase += 2.0 * std::f64::consts::PI * dev * m / rate;
-        out.push((a * phase.cos() * 128.0 + 127.4).round() as u8);
-        out.push((a * phase.sin() * 128.0 + 127.4).round() as u8);
-    }
     let p = tmp(name);
-    std::fs::write(&p, out).unwrap();
+    std::fs::write(
+        &p,
+        support::narrow_iq(240e3, seconds, 0.0, tone, depth, dev),
+    )
+    .unwrap();
     p
 }
 

@@ -58,19 +58,8 @@ fn fm_scene() -> &'static Path {
 /// and FM by `dev` Hz with a `tone` Hz sine.
 fn narrow_scene(name: &str, rate: f64, offset: f64, tone: f64, depth: f64, dev: f64) -> PathBuf {
     // 2 s: the voice AGC settles within the first second.
-    let n = (rate * 2.0) as usize;
-    let mut out = Vec::with_capacity(2 * n);
-    let mut phase = 0.0f64;
-    for i in 0..n {
-        let t = i as f64 / rate;
-        let m = (2.0 * std::f64::consts::PI * tone * t).sin();
-        let a = 0.3 * (1.0 + depth * m);
-        phase += 2.0 * std::f64::consts::PI * (offset + dev * m) / rate;
-        out.push((a * phase.cos() * 128.0 + 127.4).round() as u8);
-        out.push((a * phase.sin() * 128.0 + 127.4).round() as u8);
-    }
     let p = tmp(name);
-    std::fs::write(&p, out).unwrap();
+    std::fs::write(&p, support::narrow_iq(rate, 2.0, offset, tone, depth, dev)).unwrap();
     p
 }
 

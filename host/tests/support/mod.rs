@@ -214,3 +214,21 @@ pub fn subsequence(lines: &[&str], expected: &[&str]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// cu8 I/Q at `rate` for `seconds`: a carrier at `offset` Hz (amplitude
+/// 0.3 of full scale), AM by `depth` and FM by `dev` Hz with a `tone` Hz
+/// sine.
+pub fn narrow_iq(rate: f64, seconds: f64, offset: f64, tone: f64, depth: f64, dev: f64) -> Vec<u8> {
+    let n = (rate * seconds) as usize;
+    let mut out = Vec::with_capacity(2 * n);
+    let mut phase = 0.0f64;
+    for i in 0..n {
+        let t = i as f64 / rate;
+        let m = (2.0 * std::f64::consts::PI * tone * t).sin();
+        let a = 0.3 * (1.0 + depth * m);
+        phase += 2.0 * std::f64::consts::PI * (offset + dev * m) / rate;
+        out.push((a * phase.cos() * 128.0 + 127.4).round() as u8);
+        out.push((a * phase.sin() * 128.0 + 127.4).round() as u8);
+    }
+    out
+}
