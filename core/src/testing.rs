@@ -168,3 +168,34 @@ mod test {
         assert!((s - 36.99).abs() < 0.3, "{s}");
     }
 }
+
+/// `../shared/data/<rel>` beside the checkout, read whole.
+///
+/// When it cannot be read, the test skips with a "skipping" line and
+/// `None`; but under `CI=true` (the test command CI runs), a missing file is
+/// a failure, so that golden tests never pass without running.
+///
+/// # Panics
+/// Under `CI=true`, when the file cannot be read.
+pub fn shared_data(rel: &str) -> Option<Vec<u8>> {
+    let path = std::format!("{}/../../shared/data/{rel}", env!("CARGO_MANIFEST_DIR"));
+    match std::fs::read(&path) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "{path}: {e} (CI=true: the shared test data must be present)"
+            );
+            std::eprintln!("skipping: {path}: {e}");
+            None
+        }
+    }
+}
+
+/// [`shared_data`] as UTF-8 text.
+///
+/// # Panics
+/// As [`shared_data`], and when the file is not UTF-8.
+pub fn shared_text(rel: &str) -> Option<std::string::String> {
+    shared_data(rel).map(|b| std::string::String::from_utf8(b).expect("UTF-8 test data"))
+}

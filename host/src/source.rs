@@ -466,7 +466,9 @@ mod test {
         let t0 = Instant::now();
         while s.next_buffer().unwrap().is_some() {}
         let t = t0.elapsed().as_secs_f64();
-        assert!((0.28..1.5).contains(&t), "{t} s");
+        // Paced: never faster than the rate; the upper bound only catches a
+        // hang (wall-clock limits break on a loaded machine).
+        assert!((0.28..30.0).contains(&t), "{t} s");
         std::fs::remove_file(p).unwrap();
     }
 

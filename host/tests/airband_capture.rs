@@ -13,6 +13,8 @@
 //! (envelope) / −20.8 dB (sync): 22 dB speech/pause; |mean| < 1e-6;
 //! peak 0.58 / 0.71.
 
+mod support;
+
 use airwaves_core::am::receiver::{Mode, Receiver, ReceiverConfig};
 use airwaves_core::am::sync::SyncParams;
 use std::io::Write;
@@ -119,7 +121,7 @@ fn airband_capture_envelope_and_sync() {
     let bytes = match std::fs::read(CAPTURE) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("skipping: {CAPTURE} not readable ({e})");
+            support::skip_missing_shared(&format!("{CAPTURE} ({e})"));
             return;
         }
     };

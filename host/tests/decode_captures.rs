@@ -1,6 +1,8 @@
 //! `airwaves decode` on the real captures in `../shared/data/adsb`: every
 //! frame listed in each `*.frames.txt` is printed, in every output format.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -40,7 +42,7 @@ fn decode(args: &[&str]) -> (String, String, bool) {
 #[test]
 fn every_listed_frame_is_decoded() {
     let Some(dir) = data_dir() else {
-        eprintln!("skipping: ../shared/data/adsb is absent");
+        support::skip_missing_shared("../shared/data/adsb");
         return;
     };
     let cases = [

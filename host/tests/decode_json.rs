@@ -3,6 +3,8 @@
 //! match the values in `../shared/data/adsb/vectors.md`; Mode A/C replies
 //! with `--modeac`; and every line of the real captures parses.
 
+mod support;
+
 use airwaves_core::C32;
 use airwaves_core::modes::frame::{Frame, IdentityCode};
 use airwaves_core::modes::modulate::{Burst, Modulator, Quantiser};
@@ -301,7 +303,7 @@ fn receiver_location_is_checked() {
 fn real_captures_give_valid_json() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/adsb");
     if !dir.is_dir() {
-        eprintln!("skipping: ../shared/data/adsb is absent");
+        support::skip_missing_shared("../shared/data/adsb");
         return;
     }
     for (name, rate) in [

@@ -32,8 +32,8 @@ fn shared(name: &str) -> Option<String> {
     let p = Path::new(SHARED_RTL).join(name);
     match std::fs::read_to_string(&p) {
         Ok(t) => Some(t),
-        Err(_) => {
-            eprintln!("skipping: {} not found", p.display());
+        Err(e) => {
+            support::skip_missing_shared(&format!("{} ({e})", p.display()));
             None
         }
     }

@@ -3423,17 +3423,7 @@ mod test {
     }
 
     fn data_file(name: &str) -> Option<String> {
-        let path = std::format!(
-            "{}/../../shared/data/adsb/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        match std::fs::read_to_string(&path) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                std::eprintln!("skipping: {path}: {e}");
-                None
-            }
-        }
+        crate::testing::shared_text(&std::format!("adsb/{name}"))
     }
 
     /// pyModeS's "BDS50,BDS60" as register numbers.

@@ -1614,14 +1614,8 @@ mod test {
     use std::vec::Vec;
     use std::{eprintln, format};
 
-    const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/adsb/");
-
     fn load(name: &str) -> Option<Vec<u8>> {
-        let r = std::fs::read(format!("{DATA}{name}"));
-        if r.is_err() {
-            eprintln!("skipping: {DATA}{name} not found");
-        }
-        r.ok()
+        crate::testing::shared_data(&format!("adsb/{name}"))
     }
 
     fn hex(b: &[u8]) -> String {

@@ -2094,14 +2094,12 @@ mod test {
             "A000009CC6500030AA0000E16CC9",
             "A6FAA2A000161DB2C80030A40000",
         ];
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/adsb/");
         for name in [
             "pymodes_adsb.csv",
             "pymodes_commb_df20.csv",
             "pymodes_commb_df21.csv",
         ] {
-            let Ok(text) = std::fs::read_to_string(std::format!("{dir}{name}")) else {
-                std::eprintln!("skipping: {name} not found");
+            let Some(text) = crate::testing::shared_text(&std::format!("adsb/{name}")) else {
                 continue;
             };
             let (mut seen, mut bad_crc) = (0, 0);

@@ -1125,7 +1125,10 @@ mod test {
         let same = d.with_min_snr_db(13.0);
         assert_eq!(same.trigger, d.trigger);
         assert!((same.min_amplitude - d.min_amplitude).abs() < 1e-4);
-        assert_eq!(core::mem::size_of::<ModeAcState>(), 3688);
+        // The state is its sample ring and block sums plus a few scalars,
+        // on any target (no hidden buffers).
+        let rings = RING * (2 + 4 + 1) + CHUNKS * 4;
+        assert!(core::mem::size_of::<ModeAcState>() <= rings + 64);
         let mut s = ModeAcState::new();
         d.process(&mut s, &[127u8; 1001], |_| panic!());
         assert_eq!(s.samples(), 500);

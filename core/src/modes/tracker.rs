@@ -1892,8 +1892,6 @@ mod test {
     use crate::modes::adsb::{AirbornePosition, CprFormat, SurfacePosition};
     use crate::modes::frame::Capability;
 
-    const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/adsb/");
-
     use crate::testing::hex;
 
     /// Feed a hex frame received at `t_ms` (also the current time).
@@ -3250,9 +3248,7 @@ mod test {
     #[test]
     #[cfg_attr(miri, ignore)]
     fn test_pymodes_csv() {
-        let path = std::format!("{DATA_DIR}pymodes_adsb.csv");
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            std::eprintln!("skipping: {path} not found");
+        let Some(text) = crate::testing::shared_text("adsb/pymodes_adsb.csv") else {
             return;
         };
         let mut tr = Tracker::<8>::new(TrackerConfig::DEFAULT);
@@ -3314,9 +3310,7 @@ mod test {
     #[test]
     #[cfg_attr(miri, ignore)]
     fn test_modes1_frames() {
-        let path = std::format!("{DATA_DIR}modes1_2000k.frames.txt");
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            std::eprintln!("skipping: {path} not found");
+        let Some(text) = crate::testing::shared_text("adsb/modes1_2000k.frames.txt") else {
             return;
         };
         let frames: Vec<&str> = text

@@ -525,9 +525,16 @@ mod test {
             env!("CARGO_MANIFEST_DIR"),
             "/../../shared/data/adsb/pymodes_adsb.csv"
         );
-        let Ok(text) = std::fs::read_to_string(path) else {
-            eprintln!("skipping: {path} not found");
-            return;
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                assert!(
+                    std::env::var("CI").as_deref() != Ok("true"),
+                    "{path}: {e} (CI=true: the shared test data must be present)"
+                );
+                eprintln!("skipping: {path}: {e}");
+                return;
+            }
         };
         let mut tracker = Tracker::<8>::new(TrackerConfig::DEFAULT);
         let mut out = String::new();

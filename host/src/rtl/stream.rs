@@ -641,7 +641,9 @@ mod test {
         // At most 3 buffers were ahead; the rest must come at the new rate.
         pull(&mut stream, 6);
         let t = t0.elapsed().as_secs_f64();
-        assert!(t < 1.5, "{t} s");
+        // About 0.8 s at the new rate; a stall waits for the old buffers'
+        // 30 s transfer timeout. A loose bound: this machine may be loaded.
+        assert!(t < 10.0, "{t} s");
         assert_eq!(fake.lock().dropped_bytes, 0);
     }
 

@@ -14,6 +14,20 @@ use std::time::{Duration, Instant};
 /// `../shared/rtl/fakeusb.c` beside the checkout.
 pub const FAKEUSB_C: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/rtl/fakeusb.c");
 
+/// Say why a test that needs `../shared` does not run: a "skipping" line,
+/// or, under `CI=true`, a failure (CI always has `../shared` beside the
+/// clone, so a golden test must never pass there without running).
+///
+/// # Panics
+/// Under `CI=true`.
+pub fn skip_missing_shared(what: &str) {
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{what} is missing (CI=true: the shared test material must be present)"
+    );
+    eprintln!("skipping: {what} is missing");
+}
+
 /// `fakeusb.so`, built once per test binary (a file of its own, so that
 /// test binaries running at the same time never load a half-written one);
 /// `None`, with the reason printed, if the source or gcc is missing.
@@ -21,7 +35,7 @@ pub fn fakeusb_so() -> Option<&'static Path> {
     static SO: OnceLock<Option<PathBuf>> = OnceLock::new();
     SO.get_or_init(|| {
         if !Path::new(FAKEUSB_C).is_file() {
-            eprintln!("skipped: {FAKEUSB_C} not found");
+            skip_missing_shared(FAKEUSB_C);
             return None;
         }
         let so = Path::new(env!("CARGO_TARGET_TMPDIR"))

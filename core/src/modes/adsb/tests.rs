@@ -1116,17 +1116,8 @@ proptest! {
 // Golden data: pyModeS decodes and the DF17 corpus
 // ---------------------------------------------------------------------------
 
-const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/adsb/");
-
 fn read_data(name: &str) -> Option<String> {
-    let path = format!("{DATA_DIR}{name}");
-    match std::fs::read_to_string(&path) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            std::eprintln!("skipping: {path}: {e}");
-            None
-        }
-    }
+    crate::testing::shared_text(&format!("adsb/{name}"))
 }
 
 /// A JSON scalar of the golden file.
