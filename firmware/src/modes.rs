@@ -5,9 +5,10 @@
 //! semihosting output come after): frames are kept in a fixed-capacity
 //! list while the I/Q runs.
 
-use airwaves_core::modes::demod::{AddressFilter, DemodFrame, DemodState, Demodulator};
+use airwaves_core::modes::demod::{DemodFrame, Demodulator};
 use airwaves_core::modes::encode::{AVR_MAX_LEN, Timestamp, encode_avr};
-use airwaves_core::modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
+use airwaves_core::modes::receiver::{Clock, Decoded, Receiver, Sink};
+use airwaves_core::modes::tracker::TrackerConfig;
 use cortex_m_semihosting::hprintln;
 
 use crate::Cost;
@@ -18,13 +19,24 @@ use crate::cost::{Calibration, Meter, Timer};
 const BLOCK_BYTES: usize = 16 * 1024;
 /// Frames kept for printing (the scenes have fewer than 64).
 const MAX_FRAMES: usize = 128;
-/// Addresses the demodulator remembers: the same capacity as the host's
-/// `airwaves decode`, so both accept the same AP frames.
-const FILTER: usize = 1024;
 /// Aircraft table capacity.
 const AIRCRAFT: usize = 32;
-/// 12 MHz ticks per millisecond (the tracker's clock).
-const TICKS_PER_MS: u64 = 12_000;
+
+/// Keeps the demodulated frames for printing after the timed run.
+struct Kept {
+    frames: heapless::Vec<DemodFrame, MAX_FRAMES>,
+    lost: usize,
+}
+
+impl Sink<AIRCRAFT> for Kept {
+    fn frame(&mut self, d: &Decoded<'_, AIRCRAFT>) {
+        // Rejections (unknown address, implausible moves) are counted by
+        // the tracker itself.
+        if self.frames.push(*d.frame).is_err() {
+            self.lost += 1;
+        }
+    }
+}
 
 /// Run the scene `iq` (cu8 at `rate_hz`) and print `modes <rate> …` lines.
 ///
@@ -37,39 +49,30 @@ pub fn run(
     cal: &Calibration,
 ) -> Result<Cost, &'static str> {
     let demod = Demodulator::new(rate_hz).map_err(|_| "unsupported sample rate")?;
-    let mut state = DemodState::new();
-    let mut filter = AddressFilter::<FILTER>::new(AddressFilter::<FILTER>::DEFAULT_TTL);
-    let mut tracker = Tracker::<AIRCRAFT>::new(TrackerConfig::DEFAULT);
-    let mut frames: heapless::Vec<DemodFrame, MAX_FRAMES> = heapless::Vec::new();
-    let mut lost = 0usize;
-    let mut sink = |f: &DemodFrame| {
-        let t_ms = f.timestamp / TICKS_PER_MS;
-        let rx = ReceivedFrame::new(f.bytes(), t_ms)
-            .with_signal(f.signal_dbfs)
-            .with_repaired_bits(f.repaired_bits);
-        // Rejections (unknown address, implausible moves) are counted by
-        // the tracker itself.
-        let _ = tracker.update(&rx, t_ms);
-        if frames.push(*f).is_err() {
-            lost += 1;
-        }
+    // The tracker's clock is the scene's own sample time (ms from its
+    // first sample), as the host's `airwaves decode` uses.
+    let clock = Clock::Samples { epoch_ms: 0 };
+    let mut rx = Receiver::<AIRCRAFT>::new(demod, None, TrackerConfig::DEFAULT, clock)
+        .map_err(|_| "receiver configuration")?;
+    let mut kept = Kept {
+        frames: heapless::Vec::new(),
+        lost: 0,
     };
 
     let mut meter = Meter::new(timer, cal);
     for block in iq.chunks(BLOCK_BYTES) {
-        meter.time(block.len() / 2, || {
-            demod.process(&mut state, &mut filter, block, &mut sink);
-        });
+        meter.time(block.len() / 2, || rx.process(block, 0, &mut kept));
     }
     // The flush counts as time, not as samples.
-    meter.time(0, || demod.finish(&mut state, &mut filter, &mut sink));
-    if lost > 0 {
+    meter.time(0, || rx.finish(0, &mut kept));
+    if kept.lost > 0 {
         return Err("more frames than the list holds");
     }
+    let (frames, tracker) = (&kept.frames, rx.tracker());
 
     let samples = iq.len() / 2;
-    let tps = u64::from(demod.ticks_per_sample());
-    for f in &frames {
+    let tps = u64::from(rx.demodulator().ticks_per_sample());
+    for f in frames {
         let mut avr = [0u8; AVR_MAX_LEN];
         let n = encode_avr(
             &mut avr,

@@ -61,11 +61,12 @@ use airwaves_core::modes::{
     },
     commb::{self, Bds, Mb, ThreatIdentity},
     cpr::Position,
-    demod::{AddressFilter, DemodFrame, DemodState, Demodulator, TICK_HZ},
+    demod::{DemodFrame, Demodulator},
     encode::{AVR_MAX_LEN, Timestamp, encode_avr},
     frame::{Capability, ControlField, Frame, InterrogatorCode},
-    modeac::{ModeAcDetector, ModeAcReply, ModeAcState},
-    tracker::{PositionSource, PositionUpdate, ReceivedFrame, Tracker, TrackerConfig},
+    modeac::{ModeAcDetector, ModeAcReply},
+    receiver::{Clock, Decoded, Receiver, Sink},
+    tracker::{PositionSource, PositionUpdate, TrackerConfig},
 };
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
@@ -137,19 +138,20 @@ pub fn decode_with(
         None
     };
     let tracker_config = tracker_config(opts.receiver).map_err(invalid)?;
-    let mut state = DemodState::new();
-    let mut ac_state = ModeAcState::new();
-    let mut filter = AddressFilter::<1024>::new(AddressFilter::<1024>::DEFAULT_TTL);
+    // The tracker's clock is the recording's own sample time (ms from its
+    // first sample): aircraft are tracked as they flew.
+    let clock = Clock::Samples { epoch_ms: 0 };
+    let mut rx = Box::new(
+        Receiver::<AIRCRAFT>::new(demod, modeac, tracker_config, clock)
+            .map_err(|e| invalid(e.to_string()))?,
+    );
     let mut buf = vec![0u8; 256 * 1024];
-    let tracker =
-        (opts.format == Format::Json).then(|| Box::new(Tracker::<1024>::new(tracker_config)));
     let mut sink = LineSink {
         format: opts.format,
         out,
         line: String::with_capacity(1024),
         stats: DecodeStats::default(),
         err: None,
-        tracker,
     };
     loop {
         let n = match input.read(&mut buf) {
@@ -159,18 +161,12 @@ pub fn decode_with(
             Err(e) => return Err(e),
         };
         sink.stats.samples += (n / 2) as u64;
-        demod.process(&mut state, &mut filter, &buf[..n], |f| sink.frame(f));
-        if let Some(d) = &modeac {
-            d.process(&mut ac_state, &buf[..n], |r| sink.mode_ac(r));
-        }
+        rx.process(&buf[..n], 0, &mut sink);
         if let Some(e) = sink.err.take() {
             return Err(e);
         }
     }
-    demod.finish(&mut state, &mut filter, |f| sink.frame(f));
-    if let Some(d) = &modeac {
-        d.finish(&mut ac_state, |r| sink.mode_ac(r));
-    }
+    rx.finish(0, &mut sink);
     if let Some(e) = sink.err.take() {
         return Err(e);
     }
@@ -198,6 +194,9 @@ pub fn tracker_config(receiver: Option<Position>) -> Result<TrackerConfig, Strin
     }
 }
 
+/// Aircraft table capacity (positions and Comm-B context for JSON).
+const AIRCRAFT: usize = 1024;
+
 /// Formats frames into one reused line buffer and writes them; the first
 /// write error is kept and stops further output.
 struct LineSink<'a, W: Write> {
@@ -206,22 +205,17 @@ struct LineSink<'a, W: Write> {
     line: String,
     stats: DecodeStats,
     err: Option<io::Error>,
-    /// The aircraft table (JSON only): positions and Comm-B context.
-    tracker: Option<Box<Tracker<1024>>>,
 }
 
-impl<W: Write> LineSink<'_, W> {
-    fn frame(&mut self, f: &DemodFrame) {
+impl<W: Write> Sink<AIRCRAFT> for LineSink<'_, W> {
+    fn frame(&mut self, d: &Decoded<'_, AIRCRAFT>) {
         if self.err.is_some() {
             return;
         }
         self.line.clear();
         match self.format {
-            Format::Json => {
-                let tracker = self.tracker.as_deref_mut();
-                json_frame(f, tracker, &mut self.line);
-            }
-            format => avr_line(format, f.bytes(), f.timestamp, &mut self.line),
+            Format::Json => json_frame(d, &mut self.line),
+            format => avr_line(format, d.frame.bytes(), d.frame.timestamp, &mut self.line),
         }
         match self.out.write_all(self.line.as_bytes()) {
             Ok(()) => self.stats.frames += 1,
@@ -414,19 +408,12 @@ fn json_mode_ac(r: &ModeAcReply, s: &mut String) {
 }
 
 /// `f` as one JSON object with every decoded field of its downlink format
-/// (see the [module docs](self#json)). `tracker` (if any) is updated with
-/// the frame and supplies positions and the Comm-B context.
-fn json_frame(f: &DemodFrame, tracker: Option<&mut Tracker<1024>>, s: &mut String) {
+/// (see the [module docs](self#json)). The tracker (after its update with
+/// the frame) supplies positions and the Comm-B context.
+fn json_frame(d: &Decoded<'_, AIRCRAFT>, s: &mut String) {
+    let f: &DemodFrame = d.frame;
     let bytes = f.bytes();
     let frame = Frame::new_unchecked(bytes);
-    let t_ms = f.timestamp / u64::from(TICK_HZ / 1000);
-    let update = tracker.map(|t| {
-        let rf = ReceivedFrame::new(bytes, t_ms)
-            .with_signal(f.signal_dbfs)
-            .with_repaired_bits(f.repaired_bits);
-        let outcome = t.update(&rf, t_ms);
-        (t, outcome)
-    });
     let mut o = Obj::new(s);
     o.str("type", "mode_s");
     o.uint("timestamp_12mhz", f.timestamp);
@@ -466,16 +453,13 @@ fn json_frame(f: &DemodFrame, tracker: Option<&mut Tracker<1024>>, s: &mut Strin
                 }
             }
             if df >= 20 {
-                let ac = update
-                    .as_ref()
-                    .and_then(|(t, _)| t.get(f.address))
-                    .map(|a| {
-                        (
-                            a.ground_speed_kt(),
-                            a.track_deg(),
-                            a.vertical_rate_baro_fpm(),
-                        )
-                    });
+                let ac = d.tracker.get(f.address).map(|a| {
+                    (
+                        a.ground_speed_kt(),
+                        a.track_deg(),
+                        a.vertical_rate_baro_fpm(),
+                    )
+                });
                 let ctx = commb::Context {
                     ground_speed_kt: ac.and_then(|a| a.0),
                     track_deg: ac.and_then(|a| a.1),
@@ -523,16 +507,13 @@ fn json_frame(f: &DemodFrame, tracker: Option<&mut Tracker<1024>>, s: &mut Strin
                 // ADS-B ME layouts.
                 o.str("me_type", "not_decoded");
             } else {
-                let position = update.as_ref().and_then(|(t, outcome)| match outcome {
-                    Ok(out) => match out.position {
-                        PositionUpdate::Decoded(src) => t
-                            .get(out.key)
-                            .and_then(|a| a.position())
-                            .map(|fix| (fix.position, src)),
+                let position = match (&d.outcome, d.aircraft()) {
+                    (Ok(out), Some(a)) => match out.position {
+                        PositionUpdate::Decoded(src) => a.position().map(|fix| (fix.position, src)),
                         _ => None,
                     },
-                    Err(_) => None,
-                });
+                    _ => None,
+                };
                 json_adsb(me, position, &mut o);
             }
         }

@@ -21,6 +21,12 @@ pub mod modeac;
 // The aircraft table.
 pub mod tracker;
 
+// The 12 MHz Mode S clock.
+pub mod time;
+
+// The receive chain: demodulator, Mode A/C, known addresses, tracker.
+pub mod receiver;
+
 // Output encoders (AVR text, Beast binary) and input stream decoders.
 pub mod encode;
 
