@@ -347,8 +347,9 @@ impl DemoSky {
 #[cfg(test)]
 mod test {
     use super::*;
-    use airwaves_core::modes::demod::{AddressFilter, DemodFrame, DemodState, Demodulator};
-    use airwaves_core::modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
+    use airwaves_core::modes::demod::Demodulator;
+    use airwaves_core::modes::receiver::{Clock, Decoded, Receiver, Sink};
+    use airwaves_core::modes::tracker::{PositionFix, TrackerConfig};
     use std::collections::HashMap;
 
     const START_MS: u64 = 1_700_000_000_000;
@@ -496,7 +497,23 @@ mod test {
         });
     }
 
-    /// 25 s of `cfg` through the demodulator and tracker: no false
+    /// An accepted frame: its DF, tracker time, and its aircraft's address
+    /// and position fix.
+    type Accepted = (u8, u64, Option<(u32, Option<PositionFix>)>);
+
+    /// The accepted frames of one block.
+    struct Accepts(Vec<Accepted>);
+
+    impl Sink<256> for Accepts {
+        fn frame(&mut self, d: &Decoded<'_, 256>) {
+            if d.outcome.is_ok() {
+                let ac = d.aircraft().map(|a| (a.address(), a.position()));
+                self.0.push((d.frame.df(), d.t_ms, ac));
+            }
+        }
+    }
+
+    /// 25 s of `cfg` through the receive chain (demodulator and tracker): no false
     /// aircraft, ≥ 90 % of those within 100 NM located, every position
     /// within 0.2 NM of the truth, callsigns, squawks and ground state
     /// right, DF4/5/11/17/20/21 all decoded.
@@ -505,12 +522,13 @@ mod test {
         let mut sky = DemoSky::new(cfg, START_MS).unwrap();
         let rate = cfg.sample_rate as u32;
         let demod = Demodulator::new(rate).unwrap();
-        let mut state = DemodState::new();
-        let mut filter = AddressFilter::<512>::new(AddressFilter::<512>::DEFAULT_TTL);
-        let mut tracker = Box::new(Tracker::<256>::new(TrackerConfig::with_receiver(rx)));
+        let clock = Clock::Samples { epoch_ms: START_MS };
+        let mut receiver = Box::new(
+            Receiver::<256>::new(demod, None, TrackerConfig::with_receiver(rx), clock).unwrap(),
+        );
         // Truth: per address, (time, state) at the end of every block.
         let mut truth: HashMap<u32, Vec<(u64, TruthAircraft)>> = HashMap::new();
-        let mut frames: Vec<DemodFrame> = Vec::new();
+        let mut frames = Accepts(Vec::new());
         let mut by_df = [0u64; 32];
         let mut checked_positions = 0u64;
         let mut worst_nm = 0f64;
@@ -523,47 +541,44 @@ mod test {
             for a in sky.aircraft() {
                 truth.entry(a.address).or_default().push((now, a));
             }
-            frames.clear();
-            demod.process(&mut state, &mut filter, &buf, |f| frames.push(*f));
-            for f in &frames {
-                let t_ms = START_MS + f.timestamp / 12_000;
-                let rf = ReceivedFrame::new(f.bytes(), t_ms).with_repaired_bits(f.repaired_bits);
-                if let Ok(o) = tracker.update(&rf, t_ms) {
-                    by_df[usize::from(f.df())] += 1;
-                    let Some(ac) = tracker.get(o.key) else {
-                        continue;
-                    };
-                    let Some(fix) = ac.position() else {
-                        continue;
-                    };
-                    if fix.t_ms != t_ms {
-                        continue;
-                    }
-                    // The truth at the end of this block, taken back to
-                    // the frame's time along its track.
-                    let hist = truth.get(&ac.address()).expect("no false aircraft");
-                    let &(t_truth, a) = hist.last().unwrap();
-                    let back = (t_truth - t_ms) as f64 / 1000.0;
-                    let p = sky::advance(
-                        a.position,
-                        a.track_deg + 180.0,
-                        a.ground_speed_kt * back / 3600.0,
-                    );
-                    let err = airwaves_core::modes::cpr::distance_nm(p, fix.position);
-                    worst_nm = worst_nm.max(err);
-                    assert!(
-                        err < 0.2,
-                        "{:06X} {}: fix {:?} truth {p:?}: {err:.3} NM",
-                        a.address,
-                        a.callsign.as_str(),
-                        fix
-                    );
-                    checked_positions += 1;
+            frames.0.clear();
+            receiver.process(&buf, 0, &mut frames);
+            for &(df, t_ms, ac) in &frames.0 {
+                by_df[usize::from(df)] += 1;
+                let Some((address, fix)) = ac else {
+                    continue;
+                };
+                let Some(fix) = fix else {
+                    continue;
+                };
+                if fix.t_ms != t_ms {
+                    continue;
                 }
+                // The truth at the end of this block, taken back to
+                // the frame's time along its track.
+                let hist = truth.get(&address).expect("no false aircraft");
+                let &(t_truth, a) = hist.last().unwrap();
+                let back = (t_truth - t_ms) as f64 / 1000.0;
+                let p = sky::advance(
+                    a.position,
+                    a.track_deg + 180.0,
+                    a.ground_speed_kt * back / 3600.0,
+                );
+                let err = airwaves_core::modes::cpr::distance_nm(p, fix.position);
+                worst_nm = worst_nm.max(err);
+                assert!(
+                    err < 0.2,
+                    "{:06X} {}: fix {:?} truth {p:?}: {err:.3} NM",
+                    a.address,
+                    a.callsign.as_str(),
+                    fix
+                );
+                checked_positions += 1;
             }
         }
         let now = sky.now_ms();
         // No false aircraft.
+        let tracker = receiver.tracker();
         for ac in tracker.iter() {
             assert!(
                 truth.contains_key(&ac.address()),
