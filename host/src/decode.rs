@@ -54,6 +54,7 @@
 //! `altitude_ft` (when the code is a valid Gillham altitude, else `null`),
 //! `spi`, `garbled`.
 
+use crate::json::JsonWriter;
 use airwaves_core::modes::{
     adsb::{
         AdsbRepr, AircraftStatus, AirspeedType, AltitudeSource, CprPosition, EmergencyState,
@@ -248,154 +249,10 @@ fn avr_line(format: Format, bytes: &[u8], timestamp: u64, line: &mut String) {
     }
 }
 
-/// A JSON object under construction: `{` is written by [`Obj::new`],
-/// members by the typed methods, `}` by [`Obj::end`].
-struct Obj<'a> {
-    s: &'a mut String,
-    first: bool,
-}
-
-impl<'a> Obj<'a> {
-    fn new(s: &'a mut String) -> Self {
-        s.push('{');
-        Obj { s, first: true }
-    }
-
-    fn key(&mut self, k: &str) {
-        if !self.first {
-            self.s.push(',');
-        }
-        self.first = false;
-        // Keys are this module's snake_case literals: nothing to escape.
-        debug_assert!(k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
-        self.s.push('"');
-        self.s.push_str(k);
-        self.s.push_str("\":");
-    }
-
-    fn int(&mut self, k: &str, v: impl Into<i64>) {
-        self.key(k);
-        let _ = write!(self.s, "{}", v.into());
-    }
-
-    fn uint(&mut self, k: &str, v: u64) {
-        self.key(k);
-        let _ = write!(self.s, "{v}");
-    }
-
-    /// A number with `decimals` digits; `null` if not finite.
-    fn num(&mut self, k: &str, v: f64, decimals: usize) {
-        self.key(k);
-        if v.is_finite() {
-            let _ = write!(self.s, "{v:.decimals$}");
-        } else {
-            self.s.push_str("null");
-        }
-    }
-
-    fn opt_num(&mut self, k: &str, v: Option<f64>, decimals: usize) {
-        match v {
-            Some(v) => self.num(k, v, decimals),
-            None => self.null(k),
-        }
-    }
-
-    fn opt_int(&mut self, k: &str, v: Option<i64>) {
-        match v {
-            Some(v) => self.int(k, v),
-            None => self.null(k),
-        }
-    }
-
-    fn boolean(&mut self, k: &str, v: bool) {
-        self.key(k);
-        self.s.push_str(if v { "true" } else { "false" });
-    }
-
-    fn str(&mut self, k: &str, v: &str) {
-        self.key(k);
-        push_json_str(self.s, v);
-    }
-
-    fn null(&mut self, k: &str) {
-        self.key(k);
-        self.s.push_str("null");
-    }
-
-    /// `bytes` as one upper-case hex string.
-    fn hex(&mut self, k: &str, bytes: &[u8]) {
-        const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
-        self.key(k);
-        self.s.push('"');
-        for &b in bytes {
-            self.s.push(char::from(DIGITS[usize::from(b >> 4)]));
-            self.s.push(char::from(DIGITS[usize::from(b & 0xF)]));
-        }
-        self.s.push('"');
-    }
-
-    /// The low `digits` nibbles of `v` as an upper-case hex string (ICAO
-    /// addresses: 6, squawks: 4 octal digits held in nibbles).
-    fn hex_digits(&mut self, k: &str, v: u32, digits: usize) {
-        self.key(k);
-        let _ = write!(self.s, "\"{v:0digits$X}\"");
-    }
-
-    /// Anything `Display` as a JSON string, escaped, without allocating.
-    fn display(&mut self, k: &str, v: impl core::fmt::Display) {
-        struct Escaped<'s>(&'s mut String);
-        impl core::fmt::Write for Escaped<'_> {
-            fn write_str(&mut self, t: &str) -> core::fmt::Result {
-                push_json_chars(self.0, t);
-                Ok(())
-            }
-        }
-        self.key(k);
-        self.s.push('"');
-        let _ = write!(Escaped(self.s), "{v}");
-        self.s.push('"');
-    }
-
-    /// Start a nested object under `k`.
-    fn obj(&mut self, k: &str) -> Obj<'_> {
-        self.key(k);
-        Obj::new(self.s)
-    }
-
-    fn end(self) {
-        self.s.push('}');
-    }
-}
-
-/// `v` as a JSON string literal (quotes, backslashes and control
-/// characters escaped).
-fn push_json_str(s: &mut String, v: &str) {
-    s.push('"');
-    push_json_chars(s, v);
-    s.push('"');
-}
-
-/// The characters of `v` escaped for the inside of a JSON string.
-fn push_json_chars(s: &mut String, v: &str) {
-    for c in v.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            '\n' => s.push_str("\\n"),
-            '\r' => s.push_str("\\r"),
-            '\t' => s.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7F => {
-                let _ = write!(s, "\\u{:04x}", c as u32);
-            }
-            c => s.push(c),
-        }
-    }
-}
-
 /// A Mode A/C reply as one JSON object.
 fn json_mode_ac(r: &ModeAcReply, s: &mut String) {
-    let mut o = Obj::new(s);
-    o.str("type", "mode_ac");
+    let mut o = JsonWriter::object(s);
+    o.string("type", "mode_ac");
     o.uint("timestamp_12mhz", r.timestamp);
     o.num("signal_dbfs", f64::from(r.signal_dbfs), 1);
     o.uint("code", u64::from(r.code));
@@ -403,7 +260,7 @@ fn json_mode_ac(r: &ModeAcReply, s: &mut String) {
     o.opt_int("altitude_ft", r.altitude_ft().map(i64::from));
     o.boolean("spi", r.spi);
     o.boolean("garbled", r.garbled);
-    o.end();
+    o.close_object();
     s.push('\n');
 }
 
@@ -414,8 +271,8 @@ fn json_frame(d: &Decoded<'_, AIRCRAFT>, s: &mut String) {
     let f: &DemodFrame = d.frame;
     let bytes = f.bytes();
     let frame = Frame::new_unchecked(bytes);
-    let mut o = Obj::new(s);
-    o.str("type", "mode_s");
+    let mut o = JsonWriter::object(s);
+    o.string("type", "mode_s");
     o.uint("timestamp_12mhz", f.timestamp);
     o.num("signal_dbfs", f64::from(f.signal_dbfs), 1);
     o.hex("hex", bytes);
@@ -471,14 +328,14 @@ fn json_frame(d: &Decoded<'_, AIRCRAFT>, s: &mut String) {
                     vertical_rate_fpm: ac.and_then(|a| a.2).map(|v| v as f32),
                     meteorological: false,
                 };
-                let mut c = o.obj("commb");
+                let mut c = o.nested("commb");
                 json_commb(frame.mb(), &ctx, &mut c);
-                c.end();
+                c.close_object();
             }
         }
         11 => {
             o.uint("ca", u64::from(u8::from(frame.ca())));
-            o.str("ca_name", capability_name(frame.ca()));
+            o.string("ca_name", capability_name(frame.ca()));
             match frame.iid() {
                 Some(InterrogatorCode::Ii(v)) => o.uint("ii", u64::from(v)),
                 Some(InterrogatorCode::Si(v)) => o.uint("si", u64::from(v)),
@@ -488,11 +345,11 @@ fn json_frame(d: &Decoded<'_, AIRCRAFT>, s: &mut String) {
         17 | 18 => {
             if df == 17 {
                 o.uint("ca", u64::from(u8::from(frame.ca())));
-                o.str("ca_name", capability_name(frame.ca()));
+                o.string("ca_name", capability_name(frame.ca()));
             } else {
                 let cf = frame.cf();
                 o.uint("cf", u64::from(u8::from(cf)));
-                o.str("cf_name", control_field_name(cf));
+                o.string("cf_name", control_field_name(cf));
             }
             let tisb_coarse = df == 18 && matches!(frame.cf(), ControlField::TisbCoarse);
             let tisb_mgmt = df == 18
@@ -505,7 +362,7 @@ fn json_frame(d: &Decoded<'_, AIRCRAFT>, s: &mut String) {
             if tisb_mgmt || tisb_coarse {
                 // Coarse TIS-B and management messages do not use the
                 // ADS-B ME layouts.
-                o.str("me_type", "not_decoded");
+                o.string("me_type", "not_decoded");
             } else {
                 let position = match (&d.outcome, d.aircraft()) {
                     (Ok(out), Some(a)) => match out.position {
@@ -524,7 +381,7 @@ fn json_frame(d: &Decoded<'_, AIRCRAFT>, s: &mut String) {
         }
         _ => {}
     }
-    o.end();
+    o.close_object();
     s.push('\n');
 }
 
@@ -566,14 +423,18 @@ fn emergency_name(e: EmergencyState) -> &'static str {
 }
 
 /// CPR fields and, if decoded from this frame, the position.
-fn json_cpr(cpr: &CprPosition, position: Option<(Position, PositionSource)>, o: &mut Obj<'_>) {
+fn json_cpr(
+    cpr: &CprPosition,
+    position: Option<(Position, PositionSource)>,
+    o: &mut JsonWriter<'_>,
+) {
     o.boolean("cpr_odd", cpr.format.is_odd());
     o.uint("cpr_lat", u64::from(cpr.lat));
     o.uint("cpr_lon", u64::from(cpr.lon));
     if let Some((p, src)) = position {
         o.num("lat_deg", p.lat, 6);
         o.num("lon_deg", p.lon, 6);
-        o.str(
+        o.string(
             "position_source",
             match src {
                 PositionSource::Global => "global",
@@ -585,20 +446,20 @@ fn json_cpr(cpr: &CprPosition, position: Option<(Position, PositionSource)>, o: 
 }
 
 /// The fields of an ADS-B ME field.
-fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Obj<'_>) {
+fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut JsonWriter<'_>) {
     let Ok(repr) = AdsbRepr::parse(me) else {
-        o.str("me_type", "invalid");
+        o.string("me_type", "invalid");
         return;
     };
     match repr {
         AdsbRepr::Identification(id) => {
-            o.str("me_type", "identification");
-            o.str("callsign", id.callsign_str().trim_end());
+            o.string("me_type", "identification");
+            o.string("callsign", id.callsign_str().trim_end());
             o.display("category", id.category);
-            o.str("category_description", id.category.description());
+            o.string("category_description", id.category.description());
         }
         AdsbRepr::SurfacePosition(p) => {
-            o.str("me_type", "surface_position");
+            o.string("me_type", "surface_position");
             o.uint("movement", u64::from(p.movement.code()));
             o.opt_num("ground_speed_kt", p.speed_kt().map(f64::from), 2);
             o.boolean("stopped", p.movement.is_stopped());
@@ -608,7 +469,7 @@ fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Ob
             json_cpr(&p.cpr, position, o);
         }
         AdsbRepr::AirbornePosition(p) => {
-            o.str("me_type", "airborne_position");
+            o.string("me_type", "airborne_position");
             o.uint(
                 "surveillance_status",
                 u64::from(u8::from(p.surveillance_status)),
@@ -624,7 +485,7 @@ fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Ob
             json_cpr(&p.cpr, position, o);
         }
         AdsbRepr::AirborneVelocity(v) => {
-            o.str("me_type", "airborne_velocity");
+            o.string("me_type", "airborne_velocity");
             o.uint("subtype", u64::from(v.subtype()));
             o.boolean("intent_change", v.intent_change);
             o.boolean("ifr_capability", v.ifr_capability);
@@ -648,7 +509,7 @@ fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Ob
                 }
             }
             o.opt_int("vertical_rate_fpm", v.vertical_rate.fpm().map(i64::from));
-            o.str(
+            o.string(
                 "vertical_rate_source",
                 match v.vertical_rate.source {
                     VerticalRateSource::Gnss => "gnss",
@@ -658,12 +519,12 @@ fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Ob
             o.opt_int("gnss_baro_diff_ft", v.gnss_baro_diff.ft().map(i64::from));
         }
         AdsbRepr::AircraftStatus(AircraftStatus::Emergency(e)) => {
-            o.str("me_type", "emergency");
-            o.str("emergency", emergency_name(e.state));
+            o.string("me_type", "emergency");
+            o.string("emergency", emergency_name(e.state));
             o.hex_digits("squawk", u32::from(e.squawk()), 4);
         }
         AdsbRepr::AircraftStatus(AircraftStatus::AcasRa(ra)) => {
-            o.str("me_type", "acas_ra");
+            o.string("me_type", "acas_ra");
             o.uint("ara", u64::from(ra.ara));
             o.uint("rac", u64::from(ra.rac));
             o.boolean("rat", ra.rat);
@@ -675,18 +536,18 @@ fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Ob
             }
         }
         AdsbRepr::TargetState(TargetState::V1 { bits }) => {
-            o.str("me_type", "target_state");
+            o.string("me_type", "target_state");
             o.uint("subtype", 0);
             o.uint("bits", bits);
         }
         AdsbRepr::TargetState(TargetState::V2(t)) => {
-            o.str("me_type", "target_state");
+            o.string("me_type", "target_state");
             o.uint("subtype", 1);
             o.opt_int(
                 "selected_altitude_ft",
                 t.selected_altitude_ft().map(i64::from),
             );
-            o.str(
+            o.string(
                 "selected_altitude_source",
                 if t.fms_altitude { "fms" } else { "mcp_fcu" },
             );
@@ -709,7 +570,7 @@ fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Ob
             o.boolean("lnav", t.lnav);
         }
         AdsbRepr::OperationalStatus(s) => {
-            o.str("me_type", "operational_status");
+            o.string("me_type", "operational_status");
             o.uint("subtype", u64::from(s.subtype()));
             o.uint("version", u64::from(s.version));
             o.boolean("nic_a", s.nic_a);
@@ -738,7 +599,7 @@ fn json_adsb(me: &[u8], position: Option<(Position, PositionSource)>, o: &mut Ob
             o.opt_int("length_width", s.length_width().map(i64::from));
             o.opt_int("gps_antenna_offset", s.gps_antenna_offset().map(i64::from));
         }
-        AdsbRepr::Unknown { .. } => o.str("me_type", "unknown"),
+        AdsbRepr::Unknown { .. } => o.string("me_type", "unknown"),
     }
 }
 
@@ -750,7 +611,7 @@ fn push_bds(s: &mut String, b: Bds) {
 
 /// The Comm-B inference for an MB field and the inferred register's
 /// fields.
-fn json_commb(mb: &[u8], ctx: &commb::Context, o: &mut Obj<'_>) {
+fn json_commb(mb: &[u8], ctx: &commb::Context, o: &mut JsonWriter<'_>) {
     let Ok(view) = Mb::new_checked(mb) else {
         o.null("bds");
         return;
@@ -763,21 +624,14 @@ fn json_commb(mb: &[u8], ctx: &commb::Context, o: &mut Obj<'_>) {
         }
     };
     match inference.best() {
-        Some(b) => {
-            o.key("bds");
-            push_bds(o.s, b);
-        }
+        Some(b) => push_bds(o.key("bds"), b),
         None => o.null("bds"),
     }
-    o.key("bds_candidates");
-    o.s.push('[');
-    for (i, (b, _)) in inference.candidates().iter().enumerate() {
-        if i > 0 {
-            o.s.push(',');
-        }
-        push_bds(o.s, *b);
+    let mut list = JsonWriter::array(o.key("bds_candidates"));
+    for (b, _) in inference.candidates() {
+        push_bds(list.element(), *b);
     }
-    o.s.push(']');
+    list.close_array();
     o.boolean("ambiguous", inference.is_ambiguous());
     let Some(bds) = inference.best() else { return };
     let Ok(repr) = commb::Repr::parse(&view, bds) else {
@@ -802,18 +656,14 @@ fn json_commb(mb: &[u8], ctx: &commb::Context, o: &mut Obj<'_>) {
             o.uint("dte_status", u64::from(d.dte_status));
         }
         commb::Repr::CommonUsageCapability(c) => {
-            o.key("supported_bds");
-            o.s.push('[');
-            for (i, b) in c.registers().enumerate() {
-                if i > 0 {
-                    o.s.push(',');
-                }
-                push_bds(o.s, b);
+            let mut list = JsonWriter::array(o.key("supported_bds"));
+            for b in c.registers() {
+                push_bds(list.element(), b);
             }
-            o.s.push(']');
+            list.close_array();
         }
         commb::Repr::AircraftIdentification(id) => {
-            o.str("callsign", id.as_str().trim_end());
+            o.string("callsign", id.as_str().trim_end());
         }
         commb::Repr::ResolutionAdvisory(ra) => {
             o.uint("ara", u64::from(ra.ara));

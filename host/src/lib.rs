@@ -20,6 +20,7 @@ pub mod adsb;
 pub mod decode;
 pub mod demo;
 pub mod feed;
+pub mod json;
 pub mod net;
 pub mod radio;
 pub mod ring;

@@ -50,7 +50,7 @@ use core::fmt;
 use embedded_io::{ErrorKind, Write};
 
 /// 12 MHz counter ticks per second (the Beast / dump1090 MLAT clock).
-pub const TICKS_PER_SECOND: u64 = 12_000_000;
+pub const TICKS_PER_SECOND: u64 = super::time::Ticks::HZ;
 
 /// Longest AVR line: `@` + 12 + 28 hex digits + `;\n`.
 pub const AVR_MAX_LEN: usize = 1 + 12 + 28 + 2;
