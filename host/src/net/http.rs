@@ -24,7 +24,13 @@
 //! A request the parser rejects gets its error response and the connection
 //! is closed; a 404 from the [`Site`] keeps it open.
 //!
-//! The request parser, [`parse_request`], is a pure function over bytes.
+//! The request parser, [`parse_request`], is a pure function over bytes:
+//! `httparse` tokenises the request line and the headers; what remains here
+//! is what httparse leaves to the server: finding the end of the head (so
+//! that "incomplete" means exactly "no blank line yet"), telling an
+//! unsupported version (505) and method (405) from garbage (400), the
+//! headers' meaning (Host, Connection, bodies) and the path's decoding and
+//! normalisation.
 
 use super::listener::{Acceptor, ConnectionSlot, ListenerHandle, spawn_acceptor};
 use std::borrow::Cow;
@@ -214,12 +220,9 @@ pub fn find_head_end(buf: &[u8]) -> Option<usize> {
     None
 }
 
-/// `tchar` of RFC 9110: the characters of a method or header name.
-fn is_token(s: &[u8]) -> bool {
-    !s.is_empty()
-        && s.iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-}
+/// Most header lines a request may have (more get 431, like a head
+/// longer than [`MAX_HEAD`]).
+pub const MAX_HEADERS: usize = 64;
 
 /// Parse the request head at the start of `buf` (bytes after it, e.g. a
 /// pipelined request, are ignored; see [`Request::head_len`]).
@@ -234,7 +237,8 @@ fn is_token(s: &[u8]) -> bool {
 /// # Errors
 ///
 /// See [`HttpError`]; the first problem found is reported, in the order:
-/// size, request line, version, method, target, headers.
+/// size, syntax of the request line and headers (version included),
+/// method, target, the headers' meaning.
 pub fn parse_request(buf: &[u8]) -> Result<Request, HttpError> {
     let Some(head_len) = find_head_end(buf) else {
         // Reject what can never become a request line without waiting for
@@ -263,30 +267,42 @@ pub fn parse_request(buf: &[u8]) -> Result<Request, HttpError> {
         .position(|&b| b != b'\r' && b != b'\n')
         .unwrap_or(0);
     let head = buf.get(start..head_len).unwrap_or_default();
-    let mut lines = head
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
-    let request_line = lines.next().unwrap_or_default();
-    if request_line.contains(&b'\r') {
-        return Err(HttpError::BadRequest("stray CR in the request line"));
+    let mut fields = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut parsed = httparse::Request::new(&mut fields);
+    match parsed.parse(head) {
+        Ok(httparse::Status::Complete(_)) => {}
+        // A head that ends in a blank line but that httparse would still
+        // read on from (e.g. a lone CR line).
+        Ok(httparse::Status::Partial) => {
+            return Err(HttpError::BadRequest("malformed request head"));
+        }
+        Err(httparse::Error::Version) => return Err(version_error(head)),
+        Err(httparse::Error::TooManyHeaders) => return Err(HttpError::HeadTooLarge),
+        Err(httparse::Error::HeaderName | httparse::Error::NewLine) => {
+            return Err(HttpError::BadRequest("bad header line"));
+        }
+        Err(httparse::Error::HeaderValue) => {
+            return Err(HttpError::BadRequest("control character in a header value"));
+        }
+        Err(_) => {
+            return Err(HttpError::BadRequest(
+                "request line is not METHOD SP TARGET SP VERSION",
+            ));
+        }
     }
-    let mut parts = request_line.split(|&b| b == b' ');
-    let (Some(method), Some(target), Some(version), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(HttpError::BadRequest(
-            "request line is not METHOD SP TARGET SP VERSION",
-        ));
+    let version = match parsed.version {
+        Some(1) => Version::Http11,
+        _ => Version::Http10,
     };
-    let version = parse_version(version)?;
-    let method = match method {
-        b"GET" => Method::Get,
-        b"HEAD" => Method::Head,
-        m if is_token(m) => return Err(HttpError::MethodNotAllowed),
-        _ => return Err(HttpError::BadRequest("bad method")),
+    // httparse has checked that the method is a token.
+    let method = match parsed.method {
+        Some("GET") => Method::Get,
+        Some("HEAD") => Method::Head,
+        _ => return Err(HttpError::MethodNotAllowed),
     };
+    let target = parsed.path.unwrap_or_default().as_bytes();
     let (path, query) = parse_target(target)?;
-    let headers = parse_headers(lines)?;
+    let headers = parse_headers(parsed.headers)?;
     if version == Version::Http11 && headers.hosts == 0 {
         return Err(HttpError::BadRequest("HTTP/1.1 request without Host"));
     }
@@ -304,16 +320,20 @@ pub fn parse_request(buf: &[u8]) -> Result<Request, HttpError> {
     })
 }
 
-fn parse_version(v: &[u8]) -> Result<Version, HttpError> {
-    match v {
-        b"HTTP/1.1" => Ok(Version::Http11),
-        b"HTTP/1.0" => Ok(Version::Http10),
-        [b'H', b'T', b'T', b'P', b'/', major, b'.', minor]
+/// The error for a request line whose version httparse refused: 505 for
+/// a well-formed `METHOD SP TARGET SP HTTP/d.d` (another version), else
+/// 400.
+fn version_error(head: &[u8]) -> HttpError {
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut parts = line.split(|&b| b == b' ');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(_), Some(_), Some([b'H', b'T', b'T', b'P', b'/', major, b'.', minor]), None)
             if major.is_ascii_digit() && minor.is_ascii_digit() =>
         {
-            Err(HttpError::VersionNotSupported)
+            HttpError::VersionNotSupported
         }
-        _ => Err(HttpError::BadRequest("bad HTTP version")),
+        _ => HttpError::BadRequest("bad HTTP version"),
     }
 }
 
@@ -405,47 +425,30 @@ struct Headers {
     keep_alive: bool,
 }
 
-fn parse_headers<'a>(lines: impl Iterator<Item = &'a [u8]>) -> Result<Headers, HttpError> {
+/// What the server needs from the headers httparse has checked (names
+/// are tokens, values free of control characters).
+fn parse_headers(fields: &[httparse::Header<'_>]) -> Result<Headers, HttpError> {
     let mut h = Headers::default();
-    for line in lines {
-        if line.is_empty() {
-            break;
-        }
-        if line.first().is_some_and(|&b| b == b' ' || b == b'\t') {
-            return Err(HttpError::BadRequest("folded header line"));
-        }
-        let Some(colon) = line.iter().position(|&b| b == b':') else {
-            return Err(HttpError::BadRequest("header line without a colon"));
-        };
-        let (name, value) = (
-            line.get(..colon).unwrap_or_default(),
-            line.get(colon + 1..).unwrap_or_default(),
-        );
-        if !is_token(name) {
-            return Err(HttpError::BadRequest("bad header name"));
-        }
-        if value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7F) {
-            return Err(HttpError::BadRequest("control character in a header value"));
-        }
-        let value = value.trim_ascii();
-        if name.eq_ignore_ascii_case(b"host") {
+    for field in fields {
+        let (name, value) = (field.name, field.value.trim_ascii());
+        if name.eq_ignore_ascii_case("host") {
             h.hosts += 1;
             if h.hosts > 1 {
                 return Err(HttpError::BadRequest("more than one Host"));
             }
-        } else if name.eq_ignore_ascii_case(b"connection") {
+        } else if name.eq_ignore_ascii_case("connection") {
             for option in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
                 h.close |= option.eq_ignore_ascii_case(b"close");
                 h.keep_alive |= option.eq_ignore_ascii_case(b"keep-alive");
             }
-        } else if name.eq_ignore_ascii_case(b"content-length") {
+        } else if name.eq_ignore_ascii_case("content-length") {
             if !value.iter().all(u8::is_ascii_digit) || value.is_empty() {
                 return Err(HttpError::BadRequest("bad Content-Length"));
             }
             if value.iter().any(|&b| b != b'0') {
                 return Err(HttpError::BadRequest("request with a body"));
             }
-        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
             return Err(HttpError::BadRequest("request with a body"));
         }
     }
