@@ -16,8 +16,8 @@ pub(super) const F_POS: u32 = 1 << 2;
 pub(super) const F_POS_SURFACE: u32 = 1 << 3;
 pub(super) const F_CPR_EVEN: u32 = 1 << 4;
 pub(super) const F_CPR_ODD: u32 = 1 << 5;
-pub(super) const F_CPR_EVEN_SURFACE: u32 = 1 << 6;
-pub(super) const F_CPR_ODD_SURFACE: u32 = 1 << 7;
+const F_CPR_EVEN_SURFACE: u32 = 1 << 6;
+const F_CPR_ODD_SURFACE: u32 = 1 << 7;
 pub(super) const F_TRUSTED: u32 = 1 << 8;
 pub(super) const F_NIC_A: u32 = 1 << 9;
 pub(super) const F_NIC_B: u32 = 1 << 10;
@@ -28,6 +28,16 @@ pub(super) const F_VEL: u32 = 1 << 14;
 pub(super) const F_ALT: u32 = 1 << 15;
 pub(super) const F_NIC_BARO_KNOWN: u32 = 1 << 16;
 pub(super) const F_SIL_TYPE_KNOWN: u32 = 1 << 17;
+
+/// The flags of the stored even (`odd = false`) or odd CPR frame: `(valid,
+/// surface)`.
+pub(super) const fn cpr_flags(odd: bool) -> (u32, u32) {
+    if odd {
+        (F_CPR_ODD, F_CPR_ODD_SURFACE)
+    } else {
+        (F_CPR_EVEN, F_CPR_EVEN_SURFACE)
+    }
+}
 
 // The per-aircraft state stays compact on every target (u64/f64 are
 // 8-aligned on ARM EABI too).
@@ -351,11 +361,7 @@ impl Aircraft {
     /// The stored even (`odd = false`) or odd CPR frame with its reception
     /// time, waiting to be paired.
     pub fn cpr_frame(&self, odd: bool) -> Option<TimedFrame> {
-        let (valid, surface) = if odd {
-            (F_CPR_ODD, F_CPR_ODD_SURFACE)
-        } else {
-            (F_CPR_EVEN, F_CPR_EVEN_SURFACE)
-        };
+        let (valid, surface) = cpr_flags(odd);
         if !self.flag(valid) {
             return None;
         }

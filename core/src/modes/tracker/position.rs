@@ -3,10 +3,7 @@
 //! the aircraft or the receiver, range and speed checks, reset after
 //! repeated rejections; see the [module docs](super#positions)).
 
-use super::aircraft::{
-    Aircraft, CprSlot, F_CPR_EVEN, F_CPR_EVEN_SURFACE, F_CPR_ODD, F_CPR_ODD_SURFACE, F_POS,
-    F_POS_SURFACE,
-};
+use super::aircraft::{Aircraft, CprSlot, F_CPR_EVEN, F_CPR_ODD, F_POS, F_POS_SURFACE, cpr_flags};
 use super::config::TrackerConfig;
 use super::outcome::PositionUpdate;
 use super::stats::TrackerStats;
@@ -45,11 +42,7 @@ pub struct PositionFix {
 impl Aircraft {
     pub(super) fn store_cpr(&mut self, f: TimedFrame) {
         let odd = f.frame.odd();
-        let (valid, surface) = if odd {
-            (F_CPR_ODD, F_CPR_ODD_SURFACE)
-        } else {
-            (F_CPR_EVEN, F_CPR_EVEN_SURFACE)
-        };
+        let (valid, surface) = cpr_flags(odd);
         self.flags |= valid;
         self.set_flag(surface, f.frame.kind() == CprKind::Surface);
         self.cpr[usize::from(odd)] = CprSlot {
@@ -60,7 +53,7 @@ impl Aircraft {
     }
 
     pub(super) fn drop_cpr(&mut self, odd: bool) {
-        self.flags &= !if odd { F_CPR_ODD } else { F_CPR_EVEN };
+        self.flags &= !cpr_flags(odd).0;
     }
 
     pub(super) fn reset_position(&mut self) {
@@ -119,8 +112,7 @@ impl Aircraft {
                 let r = cpr::decode_local(new.frame, Reference::aircraft(fix.position));
                 attempt = Some((PositionSource::LocalAircraft, r));
             } else if let (Some(rx), true) = (cfg.receiver, cfg.receiver_local_range_nm > 0.0) {
-                let half_zone_nm = kind.lat_zone(false) / 2.0 * 60.0;
-                let range = cfg.receiver_local_range_nm.min(half_zone_nm);
+                let range = cfg.receiver_local_range_nm.min(kind.half_zone_nm());
                 let r = cpr::decode_local(new.frame, Reference::receiver(rx, range));
                 attempt = Some((PositionSource::LocalReceiver, r));
             }
