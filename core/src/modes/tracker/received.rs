@@ -1,0 +1,52 @@
+//! The tracker's input: one received frame with its time, signal level and
+//! repaired-bit count.
+
+/// One received frame, as given to [`Tracker::update`](super::Tracker::update).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ReceivedFrame<'a> {
+    /// The frame: 7 bytes (DF 0–15) or 14 bytes (DF 16–31), already
+    /// repaired if bits were corrected.
+    pub bytes: &'a [u8],
+    /// Reception time, ms (the clock of [`Tracker::update`](super::Tracker::update)'s `now_ms`).
+    pub t_ms: u64,
+    /// Signal level, dBFS (≤ 0); NaN if unknown (not averaged).
+    pub signal_dbfs: f32,
+    /// Number of bits repaired by CRC error correction (0 if none).
+    pub repaired_bits: u8,
+}
+
+impl<'a> ReceivedFrame<'a> {
+    /// A frame received at `t_ms` without error, signal level unknown.
+    ///
+    /// ```
+    /// use airwaves_core::modes::tracker::ReceivedFrame;
+    /// let bytes = [0x5D, 0x48, 0x4F, 0xDE, 0xA2, 0x48, 0xF5];
+    /// let f = ReceivedFrame::new(&bytes, 1_000).with_signal(-12.5).with_repaired_bits(1);
+    /// assert_eq!((f.t_ms, f.signal_dbfs, f.repaired_bits), (1_000, -12.5, 1));
+    /// ```
+    pub const fn new(bytes: &'a [u8], t_ms: u64) -> Self {
+        ReceivedFrame {
+            bytes,
+            t_ms,
+            signal_dbfs: f32::NAN,
+            repaired_bits: 0,
+        }
+    }
+
+    /// The same frame with a signal level in dBFS.
+    pub const fn with_signal(self, signal_dbfs: f32) -> Self {
+        ReceivedFrame {
+            signal_dbfs,
+            ..self
+        }
+    }
+
+    /// The same frame with a repaired-bit count.
+    pub const fn with_repaired_bits(self, repaired_bits: u8) -> Self {
+        ReceivedFrame {
+            repaired_bits,
+            ..self
+        }
+    }
+}
