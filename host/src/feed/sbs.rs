@@ -112,15 +112,8 @@ pub fn write_sbs(
     } else {
         None
     };
-    let es = matches!(
-        frame.df(),
-        DownlinkFormat::ExtendedSquitter | DownlinkFormat::ExtendedSquitterNonTransponder
-    );
-    let repr = if es {
-        AdsbRepr::parse(frame.me()).ok()
-    } else {
-        None
-    };
+    // The ADS-B message as the tracker parsed it.
+    let repr = outcome.adsb;
     let mut line = Line::default();
     let kind = match frame.df() {
         DownlinkFormat::ExtendedSquitter | DownlinkFormat::ExtendedSquitterNonTransponder => {

@@ -17,7 +17,7 @@
 
 use core::fmt::Write;
 
-use airwaves_core::modes::frame::DownlinkFormat;
+use airwaves_core::modes::adsb::AdsbRepr;
 use airwaves_core::modes::tracker::{ReceivedFrame, RejectReason, TrackerStats, UpdateOutcome};
 
 use super::json::JsonWriter;
@@ -213,17 +213,11 @@ impl Counters {
         };
         counters.add_frame(frame.repaired_bits, result.map(|_| ()));
         if let Ok(o) = result {
-            let es = matches!(
-                o.df,
-                DownlinkFormat::ExtendedSquitter | DownlinkFormat::ExtendedSquitterNonTransponder
-            );
-            let tc = frame.bytes.get(4).map_or(0, |b| b >> 3);
-            if es {
-                match tc {
-                    5..=8 => self.cpr_surface += 1,
-                    9..=18 | 20..=22 => self.cpr_airborne += 1,
-                    _ => {}
-                }
+            // CPR messages, from the ADS-B message the tracker parsed.
+            match o.adsb {
+                Some(AdsbRepr::SurfacePosition(_)) => self.cpr_surface += 1,
+                Some(AdsbRepr::AirbornePosition(_)) => self.cpr_airborne += 1,
+                _ => {}
             }
         }
         if source == FrameSource::Local {

@@ -453,6 +453,7 @@ impl<const N: usize> Tracker<N> {
             new_aircraft,
             evicted,
             position,
+            adsb,
         })
     }
 

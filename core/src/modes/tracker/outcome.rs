@@ -4,6 +4,7 @@
 use core::fmt;
 
 use super::position::PositionSource;
+use crate::modes::adsb::AdsbRepr;
 use crate::modes::cpr::CprError;
 use crate::modes::frame::DownlinkFormat;
 
@@ -43,6 +44,10 @@ pub struct UpdateOutcome {
     pub evicted: Option<u32>,
     /// Effect on the position.
     pub position: PositionUpdate,
+    /// The ADS-B message of a DF17/18 as the tracker parsed it (`None`
+    /// for other formats and for ME fields that do not parse), so that
+    /// outputs never parse the frame again.
+    pub adsb: Option<AdsbRepr>,
 }
 
 /// Why [`Tracker::update`](super::Tracker::update) rejected a frame.
