@@ -30,6 +30,7 @@
 //! device channel, stereo goes to the first two, or is averaged for a mono
 //! device).
 
+use super::pcm::to_i16;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -719,11 +720,6 @@ impl Feed {
             }
         }
     }
-}
-
-/// ±1.0 to a saturated, rounded `i16`.
-pub fn to_i16(x: f32) -> i16 {
-    (x * 32767.0).round().clamp(-32768.0, 32767.0) as i16
 }
 
 #[cfg(test)]
