@@ -19,6 +19,12 @@ pub const OFFSET_HZ: f64 = -250e3;
 
 /// One block of generated stereo FM (cu8 pairs).
 pub fn fm_block() -> Vec<[u8; 2]> {
+    fm_iq(BLOCK)
+}
+
+/// `n` samples of the generated stereo FM station (cu8 pairs), the scene
+/// of [`fm_block`] continued.
+pub fn fm_iq(n: usize) -> Vec<[u8; 2]> {
     let mut cfg = GeneratorConfig::new(OFFSET_HZ);
     cfg.cnr_db = Some(30.0);
     cfg.adjacent = Some(Adjacent {
@@ -29,7 +35,7 @@ pub fn fm_block() -> Vec<[u8; 2]> {
     let g = Generator::new(cfg).expect("valid generator configuration");
     let mut s = g.state();
     let tone = Tone::new(1000.0, 0.9);
-    let mut iq = vec![[0u8; 2]; BLOCK];
+    let mut iq = vec![[0u8; 2]; n];
     g.fill(&mut s, |t| tone.at(t), |_| 0.0, |_| 0.0, &mut iq);
     iq
 }

@@ -2,11 +2,10 @@
 //! single-consumer ring of samples between the DSP thread and the cpal
 //! callback, and the cpal output stream that drains it.
 //!
-//! The ring ([`ring`]) is lock-free and safe code only: each slot is an
-//! `AtomicU32` holding an `f32`'s bits; the writer publishes with a
-//! `Release` store of its index, the reader acquires it (and the other way
-//! round for free space). The callback never allocates, locks or blocks:
-//! it copies what is there and plays silence for the rest.
+//! The ring ([`ring`]) is `heapless::spsc`'s lock-free queue, with the
+//! counters and the end mark in atomics beside it. The callback never
+//! allocates, locks or blocks: it copies what is there and plays silence
+//! for the rest.
 //!
 //! - **Underrun**: the callback wanted more than the ring held. It plays
 //!   silence and waits until the ring holds [`Consumer`]'s pre-fill again
@@ -30,19 +29,20 @@
 //! device channel, stereo goes to the first two, or is averaged for a mono
 //! device).
 
+use super::pcm::to_i16;
+use heapless::spsc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// Shared part of the ring.
+/// Most samples a [`ring`] holds: 2¹⁸ (0.68 s of 192 kHz stereo).
+pub const MAX_RING: usize = 1 << 18;
+
+/// The queue behind every ring (`heapless` holds `N − 1`).
+type Queue = spsc::Queue<f32, { MAX_RING + 1 }>;
+
+/// What both ends share besides the queue: the counters and the end mark.
 struct Shared {
-    slots: Box<[AtomicU32]>,
-    /// `capacity − 1` (capacity is a power of two).
-    mask: usize,
-    /// Samples read so far (wrapping); written by the consumer only.
-    read: AtomicUsize,
-    /// Samples written so far (wrapping); written by the producer only.
-    write: AtomicUsize,
     underruns: AtomicU64,
     overruns: AtomicU64,
     /// Samples dropped by overruns.
@@ -53,11 +53,17 @@ struct Shared {
 
 /// The writing end of the ring (the DSP thread).
 pub struct Producer {
+    queue: spsc::Producer<'static, f32>,
+    /// Samples the ring may hold (≤ [`MAX_RING`]).
+    capacity: usize,
     shared: Arc<Shared>,
 }
 
 /// The reading end of the ring (the audio callback).
 pub struct Consumer {
+    queue: spsc::Consumer<'static, f32>,
+    /// Samples the ring may hold.
+    capacity: usize,
     shared: Arc<Shared>,
     /// Samples a refill must reach before playback (re)starts.
     prefill: usize,
@@ -67,10 +73,15 @@ pub struct Consumer {
     channels: usize,
 }
 
-/// A ring of `capacity` samples (rounded up to a power of two, at least 2)
-/// for frames of `channels` samples; playback starts (and restarts after an
-/// underrun) once `prefill` samples are queued (clamped to half the
-/// capacity).
+/// A ring of `capacity` samples (rounded up to a power of two, at least 2,
+/// at most [`MAX_RING`]) for frames of `channels` samples; playback starts
+/// (and restarts after an underrun) once `prefill` samples are queued
+/// (clamped to half the capacity).
+///
+/// The queue is `heapless::spsc`'s, whose ends borrow it: for them to live
+/// on two threads (one of them cpal's `'static` callback) it is leaked, so
+/// each ring keeps its 1 MiB until the process exits (a receiver opens
+/// one).
 ///
 /// ```
 /// use airwaves::radio::audio::ring;
@@ -85,27 +96,28 @@ pub struct Consumer {
 /// assert_eq!(c.stats().underruns, 1);
 /// ```
 pub fn ring(capacity: usize, channels: usize, prefill: usize) -> (Producer, Consumer) {
-    let cap = capacity.max(2).next_power_of_two();
+    let capacity = capacity.max(2).next_power_of_two().min(MAX_RING);
+    let queue: &'static mut Queue = Box::leak(Box::default());
+    let (tx, rx) = queue.split();
     let shared = Arc::new(Shared {
-        slots: (0..cap).map(|_| AtomicU32::new(0)).collect(),
-        mask: cap - 1,
-        read: AtomicUsize::new(0),
-        write: AtomicUsize::new(0),
         underruns: AtomicU64::new(0),
         overruns: AtomicU64::new(0),
         dropped: AtomicU64::new(0),
         ended: AtomicBool::new(false),
     });
-    let channels = channels.max(1);
     (
         Producer {
+            queue: tx,
+            capacity,
             shared: Arc::clone(&shared),
         },
         Consumer {
+            queue: rx,
+            capacity,
             shared,
-            prefill: prefill.min(cap / 2),
+            prefill: prefill.min(capacity / 2),
             playing: false,
-            channels,
+            channels: channels.max(1),
         },
     )
 }
@@ -134,28 +146,23 @@ impl Shared {
 impl Producer {
     /// Capacity in samples.
     pub fn capacity(&self) -> usize {
-        self.shared.mask + 1
+        self.capacity
     }
 
     /// Free slots now.
     pub fn free(&self) -> usize {
-        let s = &self.shared;
-        let used = s
-            .write
-            .load(Ordering::Relaxed)
-            .wrapping_sub(s.read.load(Ordering::Acquire));
-        self.capacity() - used
+        self.capacity.saturating_sub(self.queue.len())
     }
 
     /// Queue as much of `x` as fits; returns how many samples were queued.
     pub fn push(&mut self, x: &[f32]) -> usize {
-        let s = &self.shared;
         let n = x.len().min(self.free());
-        let w = s.write.load(Ordering::Relaxed);
-        for (i, v) in x[..n].iter().enumerate() {
-            s.slots[w.wrapping_add(i) & s.mask].store(v.to_bits(), Ordering::Relaxed);
+        for (i, &v) in x[..n].iter().enumerate() {
+            // Cannot fail: the queue holds more than `capacity`.
+            if self.queue.enqueue(v).is_err() {
+                return i;
+            }
         }
-        s.write.store(w.wrapping_add(n), Ordering::Release);
         n
     }
 
@@ -204,14 +211,10 @@ impl Producer {
 impl Consumer {
     /// Samples queued now, and whether the producer has finished.
     fn queued(&self) -> (usize, bool) {
-        let s = &self.shared;
-        // Read `ended` before `write`: once it is set, `write` is final.
-        let ended = s.ended.load(Ordering::Acquire);
-        let avail = s
-            .write
-            .load(Ordering::Acquire)
-            .wrapping_sub(s.read.load(Ordering::Relaxed));
-        (avail, ended)
+        // Read `ended` before the length: once it is set, the producer
+        // has written its last sample, and the length seen is final.
+        let ended = self.shared.ended.load(Ordering::Acquire);
+        (self.queue.len(), ended)
     }
 
     /// Before a callback that will [`pop`](Self::pop) `want` samples in
@@ -224,7 +227,7 @@ impl Consumer {
             let start = if ended {
                 1
             } else {
-                self.prefill.max(want.min(self.shared.mask + 1)).max(1)
+                self.prefill.max(want.min(self.capacity)).max(1)
             };
             self.playing = avail >= start;
         }
@@ -241,18 +244,16 @@ impl Consumer {
             y.fill(0.0);
             return;
         }
-        let s = &self.shared;
         let (avail, ended) = self.queued();
-        let r = s.read.load(Ordering::Relaxed);
         let n = avail.min(y.len()) / self.channels * self.channels;
-        for (i, v) in y[..n].iter_mut().enumerate() {
-            *v = f32::from_bits(s.slots[r.wrapping_add(i) & s.mask].load(Ordering::Relaxed));
+        for v in &mut y[..n] {
+            // Present: `avail` were queued.
+            *v = self.queue.dequeue().unwrap_or(0.0);
         }
-        s.read.store(r.wrapping_add(n), Ordering::Release);
         if n < y.len() {
             y[n..].fill(0.0);
             if !ended {
-                s.underruns.fetch_add(1, Ordering::Relaxed);
+                self.shared.underruns.fetch_add(1, Ordering::Relaxed);
             }
             self.playing = false;
         }
@@ -719,11 +720,6 @@ impl Feed {
             }
         }
     }
-}
-
-/// ±1.0 to a saturated, rounded `i16`.
-pub fn to_i16(x: f32) -> i16 {
-    (x * 32767.0).round().clamp(-32768.0, 32767.0) as i16
 }
 
 #[cfg(test)]

@@ -53,6 +53,22 @@ pub trait Demodulator {
     fn status(&self) -> DemodStatus;
 }
 
+/// `iq` (interleaved u8 I, Q) as I/Q pairs, an odd last byte left out,
+/// without a copy.
+///
+/// ```
+/// use airwaves::radio::demod::cu8_pairs;
+/// assert_eq!(cu8_pairs(&[1, 2, 3, 4, 5]), &[[1, 2], [3, 4]]);
+/// ```
+pub fn cu8_pairs(iq: &[u8]) -> &[[u8; 2]] {
+    use zerocopy::FromBytes;
+    match <[[u8; 2]]>::ref_from_bytes(&iq[..iq.len() & !1]) {
+        Ok(pairs) => pairs,
+        // `[u8; 2]` has alignment 1 and the length is even.
+        Err(e) => unreachable!("{e}"),
+    }
+}
+
 /// Wideband FM options.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FmOptions {
@@ -94,6 +110,13 @@ const NOISE_PROBE_HZ: f64 = 82e3;
 /// Q of the noise probe (−3 dB from 78 to 86 kHz; noise bandwidth
 /// `π/2 · f/Q` = 12.9 kHz).
 const NOISE_PROBE_Q: f64 = 10.0;
+/// MPX samples per block the noise probe measures: the block's last ones
+/// (4.3 ms of its 13.7 ms), to cost a third of running on every sample.
+const PROBE_LEN: usize = 1024;
+/// MPX samples the probe runs before [`PROBE_LEN`] when it skipped some:
+/// ten time constants of its ring-up (`2Q / ω₀` = 9.3 samples), so what
+/// it held from the previous block has decayed to 3·10⁻⁵.
+const PROBE_WARMUP: usize = 96;
 
 /// Broadcast FM: `FrontEnd` → `MonoDecoder` or `StereoDecoder`, and the
 /// RDS decoder on the multiplex.
@@ -116,7 +139,6 @@ pub struct FmReceiver {
     /// Smoothed probe output power.
     probe_power: f32,
     blocks: u64,
-    pairs: Vec<[u8; 2]>,
     mpx: Vec<f32>,
     left: Vec<f32>,
     right: Vec<f32>,
@@ -182,23 +204,15 @@ impl FmReceiver {
             probe_state: Df2tState::default(),
             probe_power: 0.0,
             blocks: 0,
-            pairs: vec![[0; 2]; pairs],
             mpx: vec![0.0; mpx],
             left: vec![0.0; audio],
             right: vec![0.0; audio],
         })
     }
 
-    /// One block of at most [`FM_BLOCK_BYTES`] bytes.
-    fn block(&mut self, iq: &[u8], audio: &mut [f32]) -> usize {
-        let n = iq.len() / 2;
-        for (d, s) in self.pairs.iter_mut().zip(iq.chunks_exact(2)) {
-            *d = [s[0], s[1]];
-        }
-        let m = match self
-            .front
-            .process(&mut self.front_state, &self.pairs[..n], &mut self.mpx)
-        {
+    /// One block of at most `FM_BLOCK_BYTES / 2` pairs.
+    fn block(&mut self, iq: &[[u8; 2]], audio: &mut [f32]) -> usize {
+        let m = match self.front.process(&mut self.front_state, iq, &mut self.mpx) {
             Ok(m) => m,
             Err(e) => unreachable_sized(&e),
         };
@@ -206,13 +220,21 @@ impl FmReceiver {
         if let Some((d, s)) = &mut self.rds {
             d.process_block(s, mpx, |_| {});
         }
+        // The probe on the block's tail (a short block: all of it, carrying
+        // on from the previous tail).
+        let skip = m.saturating_sub(PROBE_WARMUP + PROBE_LEN);
+        let warm = if skip > 0 { PROBE_WARMUP } else { 0 };
+        let (ring_up, measured) = mpx[skip..].split_at(warm);
+        for &x in ring_up {
+            self.probe.process(&mut self.probe_state, x);
+        }
         let mut acc = 0.0f32;
-        for &x in mpx {
+        for &x in measured {
             let y = self.probe.process(&mut self.probe_state, x);
             acc += y * y;
         }
-        if m > 0 {
-            let p = acc / m as f32;
+        if !measured.is_empty() {
+            let p = acc / measured.len() as f32;
             // Settle fast at first, then average over about 8 blocks.
             let a = if self.blocks < 4 { 1.0 } else { 0.125 };
             self.probe_power += a * (p - self.probe_power);
@@ -269,7 +291,7 @@ impl Demodulator for FmReceiver {
 
     fn process(&mut self, iq: &[u8], audio: &mut [f32]) -> usize {
         let mut n = 0;
-        for b in iq[..iq.len() & !1].chunks(FM_BLOCK_BYTES) {
+        for b in cu8_pairs(iq).chunks(FM_BLOCK_BYTES / 2) {
             n += self.block(b, &mut audio[n..]);
         }
         n

@@ -13,6 +13,7 @@
 //!   input rate, to be replaced by `core::am` behind the same trait.
 //! - [`pipeline`]: the loop, the sinks and the audio-rate resampler.
 //! - [`audio`]: the lock-free ring to the cpal callback, and playback.
+//! - [`pcm`]: `f32` audio to 16-bit samples.
 //! - [`wav`]: the WAV writer.
 //! - [`status`]: the status line.
 //!
@@ -29,6 +30,7 @@ pub mod args;
 pub mod audio;
 pub mod demod;
 pub mod narrow;
+pub mod pcm;
 pub mod pipeline;
 pub mod status;
 pub mod wav;

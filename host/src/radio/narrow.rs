@@ -20,7 +20,7 @@
 //! with `B` the channel filter's noise bandwidth; `NaN` for the first
 //! 50 ms (its warm-up).
 
-use super::demod::{ConfigError, DemodStatus, Demodulator};
+use super::demod::{ConfigError, DemodStatus, Demodulator, cu8_pairs};
 use airwaves_core::am::receiver::{Mode, Receiver, ReceiverConfig, ReceiverState, SquelchKind};
 use airwaves_core::am::squelch::SquelchParams;
 use airwaves_core::am::sync::SyncParams;
@@ -55,8 +55,7 @@ pub struct NarrowOptions {
 pub struct NarrowReceiver {
     rx: Receiver,
     state: Box<ReceiverState>,
-    /// One chunk of input as pairs, and the core's audio for it.
-    pair_buf: Box<[[u8; 2]; CHUNK_PAIRS]>,
+    /// The core's audio for one chunk of input.
     audio_buf: Vec<f32>,
 }
 
@@ -108,7 +107,6 @@ impl NarrowReceiver {
         let state = Box::new(rx.state());
         let audio_buf = vec![0.0; rx.max_output(CHUNK_PAIRS)];
         Ok(NarrowReceiver {
-            pair_buf: Box::new([[0; 2]; CHUNK_PAIRS]),
             audio_buf,
             rx,
             state,
@@ -126,21 +124,12 @@ impl Demodulator for NarrowReceiver {
     }
 
     fn process(&mut self, iq: &[u8], audio: &mut [f32]) -> usize {
-        let iq = &iq[..iq.len() & !1];
         let mut n = 0;
-        for chunk in iq.chunks(2 * CHUNK_PAIRS) {
-            let pairs = chunk.len() / 2;
-            for (d, s) in self.pair_buf.iter_mut().zip(chunk.chunks_exact(2)) {
-                *d = [s[0], s[1]];
-            }
+        for chunk in cu8_pairs(iq).chunks(CHUNK_PAIRS) {
             // `audio_buf` holds `max_output(CHUNK_PAIRS)`: never short.
             let m = self
                 .rx
-                .process(
-                    &mut self.state,
-                    &self.pair_buf[..pairs],
-                    &mut self.audio_buf,
-                )
+                .process(&mut self.state, chunk, &mut self.audio_buf)
                 .unwrap_or(0);
             // The whole stream's output fits the caller's
             // `max_output(iq.len())` whatever the split.

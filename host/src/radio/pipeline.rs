@@ -7,8 +7,9 @@
 //! the [`audio`](super::audio) ring.
 
 use super::args::Output;
-use super::audio::{AudioError, Playback, RingStats, to_i16};
+use super::audio::{AudioError, Playback, RingStats};
 use super::demod::{AUDIO_RATE, ConfigError, Demodulator};
+use super::pcm::s16le;
 use super::status::{StatusLine, level_dbfs};
 use super::wav::WavWriter;
 use crate::source::{Source, SourceArgs, SourceError, Tuning};
@@ -188,25 +189,21 @@ enum Sink {
 }
 
 impl Sink {
-    fn write(&mut self, x: &[f32], scratch: &mut Vec<i16>) -> Result<(), RadioError> {
+    /// Queue or write `x`; files and stdout get it as s16le through
+    /// `scratch`, converted in one pass.
+    fn write(&mut self, x: &[f32], scratch: &mut Vec<u8>) -> Result<(), RadioError> {
         let io_err = |what: &str, source| RadioError::Io {
             what: what.to_string(),
             source,
         };
         match self {
             Sink::Play(p) => p.write(x).map_err(|e| io_err("audio", e)),
-            Sink::Wav(w, name) => {
-                scratch.clear();
-                scratch.extend(x.iter().map(|&v| to_i16(v)));
-                w.write(scratch).map_err(|e| io_err(name, e))
-            }
-            Sink::Raw(out) => {
-                for &v in x {
-                    out.write_all(&to_i16(v).to_le_bytes())
-                        .map_err(|e| io_err("stdout", e))?;
-                }
-                Ok(())
-            }
+            Sink::Wav(w, name) => w
+                .write_s16le(s16le(x, scratch))
+                .map_err(|e| io_err(name, e)),
+            Sink::Raw(out) => out
+                .write_all(s16le(x, scratch))
+                .map_err(|e| io_err("stdout", e)),
         }
     }
 

@@ -53,15 +53,10 @@ impl<W: Write + Seek> WavWriter<W> {
     /// Append interleaved samples.
     ///
     /// # Errors
-    /// I/O errors; `FileTooLarge` past the format's 4 GiB.
+    /// I/O errors; `FileTooLarge` past the format's 4 GiB (nothing of
+    /// `samples` is written then).
     pub fn write(&mut self, samples: &[i16]) -> io::Result<()> {
-        let bytes = 2 * samples.len() as u64;
-        if HEADER_LEN - 8 + self.data_len + bytes > u64::from(u32::MAX) {
-            return Err(io::Error::new(
-                io::ErrorKind::FileTooLarge,
-                "WAV files end at 4 GiB",
-            ));
-        }
+        self.check_room(2 * samples.len())?;
         let mut buf = [0u8; 1024];
         for chunk in samples.chunks(buf.len() / 2) {
             for (b, s) in buf.chunks_exact_mut(2).zip(chunk) {
@@ -69,7 +64,37 @@ impl<W: Write + Seek> WavWriter<W> {
             }
             self.out.write_all(&buf[..2 * chunk.len()])?;
         }
-        self.data_len += bytes;
+        self.data_len += 2 * samples.len() as u64;
+        Ok(())
+    }
+
+    /// Append interleaved samples given as little-endian `i16` bytes (see
+    /// [`s16le`](super::pcm::s16le)); an odd length is refused.
+    ///
+    /// # Errors
+    /// I/O errors; `InvalidInput` for an odd length; `FileTooLarge` past
+    /// the format's 4 GiB (nothing is written then).
+    pub fn write_s16le(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.len() % 2 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "s16le samples are two bytes each",
+            ));
+        }
+        self.check_room(bytes.len())?;
+        self.out.write_all(bytes)?;
+        self.data_len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// `FileTooLarge` if `bytes` more would pass the format's 4 GiB.
+    fn check_room(&self, bytes: usize) -> io::Result<()> {
+        if HEADER_LEN - 8 + self.data_len + bytes as u64 > u64::from(u32::MAX) {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                "WAV files end at 4 GiB",
+            ));
+        }
         Ok(())
     }
 
@@ -150,6 +175,21 @@ mod test {
         assert_eq!(v.len(), 48);
         assert_eq!(&v[40..44], &4u32.to_le_bytes());
         assert_eq!(&v[44..], &[7, 0, 8, 0]);
+    }
+
+    #[test]
+    fn test_s16le_bytes_are_the_same_samples() {
+        let mut a = WavWriter::new(Cursor::new(Vec::new()), 2, 48_000).unwrap();
+        a.write(&[1, -1, 0x1234, -32768]).unwrap();
+        let mut b = WavWriter::new(Cursor::new(Vec::new()), 2, 48_000).unwrap();
+        b.write_s16le(&[1, 0, 0xFF, 0xFF, 0x34, 0x12, 0x00, 0x80])
+            .unwrap();
+        assert!(b.write_s16le(&[1]).is_err());
+        assert_eq!(b.samples(), 4);
+        assert_eq!(
+            a.finish().unwrap().into_inner(),
+            b.finish().unwrap().into_inner()
+        );
     }
 
     #[test]
