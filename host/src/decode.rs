@@ -65,7 +65,7 @@ use airwaves_core::modes::{
     encode::{AVR_MAX_LEN, Timestamp, encode_avr},
     frame::{Capability, ControlField, Frame, InterrogatorCode},
     modeac::{ModeAcDetector, ModeAcReply, ModeAcState},
-    tracker::{PositionSource, PositionUpdate, ReceivedFrame, Tracker, TrackerConfig},
+    tracker::{PositionSource, PositionUpdate, ReceivedFrame, Tracker},
 };
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
@@ -136,7 +136,7 @@ pub fn decode_with(
     } else {
         None
     };
-    let tracker_config = tracker_config(opts.receiver).map_err(invalid)?;
+    let tracker_config = crate::mode_s::tracker_config(opts.receiver).map_err(invalid)?;
     let mut state = DemodState::new();
     let mut ac_state = ModeAcState::new();
     let mut filter = AddressFilter::<1024>::new(AddressFilter::<1024>::DEFAULT_TTL);
@@ -176,26 +176,6 @@ pub fn decode_with(
     }
     sink.out.flush()?;
     Ok(sink.stats)
-}
-
-/// The tracker settings for a receiver at `receiver` (degrees): with a
-/// location, range checks and receiver-relative CPR decoding out to
-/// 180 NM; without one, the defaults.
-///
-/// # Errors
-/// A location that is not a valid latitude/longitude, as a message.
-pub fn tracker_config(receiver: Option<Position>) -> Result<TrackerConfig, String> {
-    match receiver {
-        Some(r) if !(r.is_valid() && (-180.0..=180.0).contains(&r.lon)) => Err(format!(
-            "receiver location {}, {} is not a valid latitude/longitude",
-            r.lat, r.lon
-        )),
-        Some(r) => Ok(TrackerConfig {
-            receiver_local_range_nm: 180.0,
-            ..TrackerConfig::with_receiver(r)
-        }),
-        None => Ok(TrackerConfig::DEFAULT),
-    }
 }
 
 /// Formats frames into one reused line buffer and writes them; the first

@@ -13,7 +13,9 @@
 //! streams through a reader thread and the buffer ring
 //! ([`crate::rtl::stream::LiveDongle`]): a lost stick is reopened by serial
 //! and the gap reported ([`Source::stats`]) without ending the stream.
+//! [`count_stream`] checks the test-mode counter of any source.
 
+use crate::rtl::counter::CounterCheck;
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::fake::FakeConfig;
 use crate::rtl::r82xx;
@@ -394,6 +396,37 @@ impl Source {
     }
 }
 
+/// Check the counter in every buffer of `source` for `limit` (wall time),
+/// after discarding `warm_up` of data. The first buffer counted may start
+/// with a jump (stale FIFO): counting starts from its end. Returns the
+/// check and the seconds measured.
+pub fn count_stream(
+    source: &mut Source,
+    warm_up: Duration,
+    limit: Duration,
+) -> Result<(CounterCheck, f64), SourceError> {
+    let mut check = CounterCheck::default();
+    let t0 = Instant::now();
+    loop {
+        match source.next_buffer()? {
+            Some(first) if t0.elapsed() >= warm_up => {
+                check = CounterCheck::after(first.last().copied());
+                break;
+            }
+            Some(_) => {}
+            None => return Ok((check, 0.0)),
+        }
+    }
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        match source.next_buffer()? {
+            Some(buf) => check.feed(buf),
+            None => break,
+        }
+    }
+    Ok((check, start.elapsed().as_secs_f64()))
+}
+
 /// One line about an open dongle: serial, tuner, board, strings.
 pub fn describe(dev: &Device) -> String {
     let s = dev.strings();
@@ -414,7 +447,6 @@ pub fn describe(dev: &Device) -> String {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::rtl::cli::count_stream;
 
     fn tuning(rate: u32) -> Tuning {
         Tuning {

@@ -152,7 +152,7 @@ impl Pipeline {
         } else {
             None
         };
-        let tracker_config = crate::decode::tracker_config(config.receiver).map_err(ConfigError)?;
+        let tracker_config = crate::mode_s::tracker_config(config.receiver).map_err(ConfigError)?;
         let start = match config.clock {
             Clock::Samples { start_unix_ms } => start_unix_ms,
             Clock::Wall => 0,

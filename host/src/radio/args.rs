@@ -1,6 +1,6 @@
 //! Command-line options of `airwaves fm`, `airwaves am` and `airwaves nfm`.
 
-use crate::rtl::cli::{parse_gain, parse_hz};
+use crate::cli::{parse_gain, parse_hz};
 use crate::source::SourceArgs;
 use std::path::PathBuf;
 

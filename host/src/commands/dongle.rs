@@ -4,14 +4,14 @@
 //! streams on its own reader thread (libusb asynchronous transfers, the
 //! buffer ring, reopen after a loss); `--rtl-tcp` and `--ifile` work the same.
 
-use super::Error;
-use super::device::{Device, Selector};
-use super::usb;
-use crate::source::{Source, SourceArgs, SourceError, SourceStats, Tuning, describe};
+use crate::cli::{parse_gain, parse_hz};
+use crate::rtl::device::{Device, Selector};
+use crate::rtl::{Error, r82xx, usb};
+use crate::source::{Source, SourceArgs, SourceError, SourceStats, Tuning, count_stream, describe};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `airwaves devices` arguments.
 #[derive(clap::Args, Debug)]
@@ -64,38 +64,6 @@ pub struct TestModeArgs {
     /// Where the counter comes from (a dongle, --fake-device or --rtl-tcp).
     #[command(flatten)]
     pub source: SourceArgs,
-}
-
-/// Parse "1090000000", "1090M", "2.4M", "100k" into Hz.
-pub fn parse_hz(s: &str) -> Result<u64, String> {
-    let (num, mult) = match s.chars().last() {
-        Some('k' | 'K') => (&s[..s.len() - 1], 1e3),
-        Some('M') => (&s[..s.len() - 1], 1e6),
-        Some('G') => (&s[..s.len() - 1], 1e9),
-        _ => (s, 1.0),
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a frequency (e.g. 1090000000 or 1090M)"))?;
-    let hz = (v * mult).round();
-    if !(0.0..=1e12).contains(&hz) {
-        return Err(format!("{s:?} is out of range"));
-    }
-    Ok(hz as u64)
-}
-
-/// Parse a gain argument: "auto" or dB (e.g. 49.6) into tenths of a dB.
-pub fn parse_gain(s: &str) -> Result<Option<i32>, String> {
-    if s == "auto" {
-        return Ok(None);
-    }
-    let db: f64 = s
-        .parse()
-        .map_err(|_| format!("gain {s:?}: use dB (e.g. 49.6) or auto"))?;
-    if !(-10.0..=100.0).contains(&db) {
-        return Err(format!("gain {s:?} dB out of range"));
-    }
-    Ok(Some((db * 10.0).round() as i32))
 }
 
 fn fail(cmd: &str, e: &dyn std::fmt::Display) -> ExitCode {
@@ -207,7 +175,7 @@ pub fn record(args: &RecordArgs) -> ExitCode {
     if let Some(g) = gain {
         eprintln!(
             "airwaves record: tuner gain {:.1} dB",
-            f64::from(super::r82xx::nearest_gain(g)) / 10.0
+            f64::from(r82xx::nearest_gain(g)) / 10.0
         );
     }
     let mut run = |source: &mut Source| -> Result<u64, SourceError> {
@@ -251,34 +219,6 @@ pub fn record(args: &RecordArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         (Err(e), _) | (Ok(_), Err(e)) => fail("record", &e),
-    }
-}
-
-/// Counter continuity: how many bytes are missing between consecutive counter bytes.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct CounterCheck {
-    next: Option<u8>,
-    /// Bytes checked.
-    pub bytes: u64,
-    /// Discontinuities seen.
-    pub gaps: u64,
-    /// Lower bound of lost bytes (each gap counts its distance mod 256).
-    pub lost: u64,
-}
-
-impl CounterCheck {
-    /// Check a block of counter bytes.
-    pub fn feed(&mut self, data: &[u8]) {
-        for &b in data {
-            if let Some(want) = self.next {
-                if b != want {
-                    self.gaps += 1;
-                    self.lost += u64::from(b.wrapping_sub(want));
-                }
-            }
-            self.next = Some(b.wrapping_add(1));
-        }
-        self.bytes += data.len() as u64;
     }
 }
 
@@ -343,67 +283,3 @@ pub fn test_mode(args: &TestModeArgs) -> ExitCode {
 
 /// What `test-mode --rtl-tcp` discards before counting.
 pub const RTL_TCP_WARM_UP: Duration = Duration::from_millis(500);
-
-/// Check the counter in every buffer of `source` for `limit` (wall time),
-/// after discarding `warm_up` of data. The first buffer counted may start
-/// with a jump (stale FIFO): counting starts from its end. Returns the
-/// check and the seconds measured.
-pub fn count_stream(
-    source: &mut Source,
-    warm_up: Duration,
-    limit: Duration,
-) -> Result<(CounterCheck, f64), SourceError> {
-    let mut check = CounterCheck::default();
-    let t0 = Instant::now();
-    loop {
-        match source.next_buffer()? {
-            Some(first) if t0.elapsed() >= warm_up => {
-                check.next = first.last().map(|b| b.wrapping_add(1));
-                break;
-            }
-            Some(_) => {}
-            None => return Ok((check, 0.0)),
-        }
-    }
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        match source.next_buffer()? {
-            Some(buf) => check.feed(buf),
-            None => break,
-        }
-    }
-    Ok((check, start.elapsed().as_secs_f64()))
-}
-
-#[cfg(test)]
-mod test {
-    use super::*;
-
-    #[test]
-    fn test_parse_hz() {
-        assert_eq!(parse_hz("1090000000"), Ok(1_090_000_000));
-        assert_eq!(parse_hz("1090M"), Ok(1_090_000_000));
-        assert_eq!(parse_hz("2.4M"), Ok(2_400_000));
-        assert_eq!(parse_hz("100k"), Ok(100_000));
-        assert!(parse_hz("abc").is_err());
-        assert!(parse_hz("-5").is_err());
-    }
-
-    #[test]
-    fn test_parse_gain() {
-        assert_eq!(parse_gain("auto"), Ok(None));
-        assert_eq!(parse_gain("49.6"), Ok(Some(496)));
-        assert_eq!(parse_gain("0"), Ok(Some(0)));
-        assert!(parse_gain("loud").is_err());
-        assert!(parse_gain("500").is_err());
-    }
-
-    #[test]
-    fn test_counter_check() {
-        let mut c = CounterCheck::default();
-        c.feed(&[250, 251, 252, 253, 254, 255, 0, 1]);
-        assert_eq!((c.gaps, c.lost), (0, 0));
-        c.feed(&[5, 6]);
-        assert_eq!((c.gaps, c.lost, c.bytes), (1, 3, 10));
-    }
-}

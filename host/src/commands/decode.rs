@@ -1,0 +1,77 @@
+//! `airwaves decode`: demodulate a recording ([`crate::decode`]) and print
+//! one line per frame.
+
+use crate::decode::{DecodeOptions, Format, decode_with};
+use airwaves_core::modes::cpr::Position;
+use std::io::{BufWriter, ErrorKind, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `airwaves decode` arguments.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DecodeArgs {
+    /// Sample rate of the recording, Hz (2000000 and 2400000 are what feeders use).
+    #[arg(long, default_value_t = 2_400_000)]
+    pub rate: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::AvrTs)]
+    pub format: Format,
+    /// Also detect Mode A/C replies (squawk / Gillham altitude; 2.0 or 2.4 MS/s).
+    #[arg(long)]
+    pub modeac: bool,
+    /// Receiver latitude, degrees north (with --lon): local CPR decoding in JSON output.
+    #[arg(long, requires = "lon", allow_negative_numbers = true)]
+    pub lat: Option<f64>,
+    /// Receiver longitude, degrees east (with --lat).
+    #[arg(long, requires = "lat", allow_negative_numbers = true)]
+    pub lon: Option<f64>,
+    /// Input .cu8 file, or - for standard input.
+    pub input: PathBuf,
+}
+
+/// `airwaves decode`: open the input, stream it through the demodulator.
+pub fn run(args: &DecodeArgs) -> ExitCode {
+    let opts = DecodeOptions {
+        modeac: args.modeac,
+        receiver: args
+            .lat
+            .zip(args.lon)
+            .map(|(lat, lon)| Position::new(lat, lon)),
+        ..DecodeOptions::new(args.rate, args.format)
+    };
+    let input = &args.input;
+    let mut source: Box<dyn Read> = if input.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        match std::fs::File::open(input) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("airwaves decode: cannot read {}: {e}", input.display());
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    match decode_with(&opts, &mut source, &mut out) {
+        Ok(st) => {
+            if opts.modeac {
+                eprintln!(
+                    "airwaves decode: {} samples, {} frames, {} Mode A/C replies",
+                    st.samples, st.frames, st.mode_ac
+                );
+            } else {
+                eprintln!(
+                    "airwaves decode: {} samples, {} frames",
+                    st.samples, st.frames
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        // A closed pipe (`| head`) is a normal way to stop.
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("airwaves decode: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
