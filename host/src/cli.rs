@@ -1,5 +1,8 @@
-//! Command-line pieces shared by the commands: the frequency and gain
-//! parsers.
+//! Command-line pieces shared by the commands: where the samples come
+//! from ([`SourceArgs`], flattened into every command that reads a
+//! source) and the frequency, rate, offset and gain parsers.
+
+use std::path::PathBuf;
 
 /// Parse "1090000000", "1090M", "2.4M", "100k" into Hz.
 pub fn parse_hz(s: &str) -> Result<u64, String> {
@@ -33,6 +36,86 @@ pub fn parse_gain(s: &str) -> Result<Option<i32>, String> {
     Ok(Some((db * 10.0).round() as i32))
 }
 
+/// Which dongle: a real one by index or serial, or the emulator (shared
+/// by every command that reads a source, and by `rtl-tcp`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct DongleArgs {
+    /// Dongle index (0, 1, …) or serial number.
+    #[arg(short = 'd', long = "device", default_value = "0")]
+    pub device: String,
+    /// Use the built-in emulator instead of a dongle:
+    /// `r820t|r828d[,file=PATH][,loop][,serial=S][,fast][,speed=N][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
+    #[arg(long, value_name = "SPEC")]
+    pub fake_device: Option<String>,
+    /// Write every USB control transfer to FILE (fakeusb.c's text format).
+    #[arg(long, value_name = "FILE")]
+    pub usb_trace: Option<PathBuf>,
+}
+
+/// Where the samples come from (shared by `record`, `test-mode`, `adsb`,
+/// `fm`, `am`, `nfm`): a dongle, or instead an rtl_tcp server or a file.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SourceArgs {
+    /// The dongle (or emulator) when neither --rtl-tcp nor --ifile is given.
+    #[command(flatten)]
+    pub dongle: DongleArgs,
+    /// Read from an rtl_tcp server (it is sent the rate, frequency, gain,
+    /// ppm and bias-tee commands).
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["fake_device", "ifile"])]
+    pub rtl_tcp: Option<String>,
+    /// Read a .cu8 recording (or - for standard input) instead of a receiver.
+    #[arg(long, value_name = "FILE.cu8", conflicts_with = "fake_device")]
+    pub ifile: Option<PathBuf>,
+    /// With --ifile: deliver at the sample rate instead of as fast as possible.
+    #[arg(long, requires = "ifile")]
+    pub throttle: bool,
+}
+
+/// The tuner settings `record` and `adsb` share (their centre frequency
+/// and sample rate differ in defaults and short flags, so each command
+/// declares those itself).
+#[derive(clap::Args, Debug, Clone)]
+pub struct TuningArgs {
+    /// Tuner gain in dB (nearest listed gain), or "auto".
+    #[arg(short = 'g', long, default_value = "auto")]
+    pub gain: String,
+    /// Frequency correction, ppm.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    pub ppm: i32,
+    /// Turn the bias tee (antenna power) on.
+    #[arg(long)]
+    pub bias_tee: bool,
+}
+
+/// Tuner gain: `auto` or dB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gain(pub Option<i32>);
+
+/// [`parse_gain`] as a [`Gain`] (for clap).
+pub fn parse_gain_arg(s: &str) -> Result<Gain, String> {
+    parse_gain(s).map(Gain)
+}
+
+/// Parse a signed frequency offset: `-250k`, `30000`, `+0.1M`.
+pub fn parse_offset(s: &str) -> Result<f64, String> {
+    let (neg, rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let hz = parse_hz(rest)? as f64;
+    Ok(if neg { -hz } else { hz })
+}
+
+/// Parse a sample rate in Hz (suffixes as [`parse_hz`]) that fits a `u32`.
+pub fn parse_rate(s: &str) -> Result<u32, String> {
+    let hz = parse_hz(s)?;
+    u32::try_from(hz)
+        .ok()
+        .filter(|&r| r > 0)
+        .ok_or_else(|| format!("rate {s:?} out of range"))
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -54,5 +137,13 @@ mod test {
         assert_eq!(parse_gain("0"), Ok(Some(0)));
         assert!(parse_gain("loud").is_err());
         assert!(parse_gain("500").is_err());
+    }
+
+    #[test]
+    fn test_parse_offset() {
+        assert_eq!(parse_offset("-250k"), Ok(-250e3));
+        assert_eq!(parse_offset("+0.1M"), Ok(100e3));
+        assert_eq!(parse_offset("30000"), Ok(30e3));
+        assert!(parse_offset("-x").is_err());
     }
 }

@@ -6,7 +6,7 @@ use super::cpu;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
-use crate::cli::{parse_gain, parse_hz};
+use crate::cli::{TuningArgs, parse_hz};
 use crate::demo::{DemoConfig, DemoSky};
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use crate::feed::metrics::write_metrics;
@@ -68,15 +68,9 @@ pub struct AdsbArgs {
     /// Centre frequency, Hz.
     #[arg(long, default_value = "1090M", value_parser = parse_hz)]
     pub freq: u64,
-    /// Tuner gain in dB (nearest listed gain), or "auto".
-    #[arg(short = 'g', long, default_value = "auto")]
-    pub gain: String,
-    /// Frequency correction, ppm.
-    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
-    pub ppm: i32,
-    /// Turn the bias tee (antenna power) on.
-    #[arg(long)]
-    pub bias_tee: bool,
+    /// Gain, frequency correction and bias tee.
+    #[command(flatten)]
+    pub tuning: TuningArgs,
     /// Also decode Mode A/C replies.
     #[arg(long)]
     pub modeac: bool,
@@ -699,15 +693,7 @@ fn open_input(
             sample_rate: f64::from(rate),
         });
     }
-    let gain = parse_gain(&args.gain)?;
-    let tuning = Tuning {
-        freq: Some(args.freq),
-        rate,
-        gain,
-        ppm: args.ppm,
-        bias_tee: args.bias_tee,
-        test_mode: false,
-    };
+    let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate)?;
     let source = Source::open(&args.source, &tuning).map_err(|e| {
         if args.source.ifile.is_none() && args.source.rtl_tcp.is_none() {
             format!(

@@ -4,7 +4,7 @@
 //! streams on its own reader thread (libusb asynchronous transfers, the
 //! buffer ring, reopen after a loss); `--rtl-tcp` and `--ifile` work the same.
 
-use crate::cli::{parse_gain, parse_hz};
+use crate::cli::{DongleArgs, TuningArgs, parse_hz};
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::{Error, r82xx, usb};
 use crate::source::{Source, SourceArgs, SourceError, SourceStats, Tuning, count_stream, describe};
@@ -26,6 +26,10 @@ pub struct DevicesArgs {
 
 /// `airwaves record` arguments (like rtl_sdr).
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_arg("gain", |a| a.help("Tuner gain in dB (nearest listed gain is used), or \"auto\"")),
+    mut_arg("bias_tee", |a| a.help("Turn the bias tee (antenna power, GPIO0) on")),
+)]
 pub struct RecordArgs {
     /// Centre frequency, Hz (suffixes k, M, G allowed: 1090M).
     #[arg(short = 'f', long = "freq", value_parser = parse_hz)]
@@ -33,15 +37,9 @@ pub struct RecordArgs {
     /// Sample rate, Hz (225001–300000 or 900001–3200000).
     #[arg(short = 's', long = "rate", default_value = "2048000", value_parser = parse_hz)]
     pub rate: u64,
-    /// Tuner gain in dB (nearest listed gain is used), or "auto".
-    #[arg(short = 'g', long = "gain", default_value = "auto")]
-    pub gain: String,
-    /// Frequency correction, ppm.
-    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
-    pub ppm: i32,
-    /// Turn the bias tee (antenna power, GPIO0) on.
-    #[arg(long)]
-    pub bias_tee: bool,
+    /// Gain, frequency correction and bias tee.
+    #[command(flatten)]
+    pub tuning: TuningArgs,
     /// Number of I/Q samples to record (0 = until stopped).
     #[arg(short = 'n', long = "samples", default_value_t = 0)]
     pub samples: u64,
@@ -75,11 +73,10 @@ fn fail(cmd: &str, e: &dyn std::fmt::Display) -> ExitCode {
 /// Exits 1 with "no RTL-SDR found" when there is none (as rtl_test does).
 pub fn devices(args: &DevicesArgs) -> ExitCode {
     if let Some(spec) = &args.fake_device {
-        let dongle = SourceArgs {
+        let dongle = DongleArgs {
             device: "0".into(),
             fake_device: Some(spec.clone()),
             usb_trace: args.usb_trace.clone(),
-            ..SourceArgs::default()
         };
         return match dongle.open_device() {
             Ok((dev, _)) => {
@@ -143,14 +140,14 @@ fn summary(s: &SourceStats) -> String {
 
 /// `airwaves record`: tune, then write `-n` samples of u8 I/Q to a file or stdout.
 pub fn record(args: &RecordArgs) -> ExitCode {
-    let gain = match parse_gain(&args.gain) {
-        Ok(g) => g,
+    let rate = u32::try_from(args.rate).unwrap_or(u32::MAX);
+    let tuning = match Tuning::from_args(&args.tuning, Some(args.freq), rate) {
+        Ok(t) => t,
         Err(e) => return fail("record", &e),
     };
-    let rate = match u32::try_from(args.rate) {
-        Ok(r) => r,
-        Err(_) => return fail("record", &Error::SampleRate(u32::MAX)),
-    };
+    if u64::from(rate) != args.rate {
+        return fail("record", &Error::SampleRate(u32::MAX));
+    }
     let mut out: Box<dyn Write> = if args.out.as_os_str() == "-" {
         Box::new(std::io::stdout().lock())
     } else {
@@ -159,20 +156,12 @@ pub fn record(args: &RecordArgs) -> ExitCode {
             Err(e) => return fail("record", &format!("{}: {e}", args.out.display())),
         }
     };
-    let tuning = Tuning {
-        freq: Some(args.freq),
-        rate,
-        gain,
-        ppm: args.ppm,
-        bias_tee: args.bias_tee,
-        test_mode: false,
-    };
     let mut source = match Source::open(&args.source, &tuning) {
         Ok(s) => s,
         Err(e) => return fail("record", &e),
     };
     eprintln!("airwaves record: {}", source.description());
-    if let Some(g) = gain {
+    if let Some(g) = tuning.gain {
         eprintln!(
             "airwaves record: tuner gain {:.1} dB",
             f64::from(r82xx::nearest_gain(g)) / 10.0

@@ -1,6 +1,7 @@
 //! `airwaves rtl-tcp`: serve a recording, a dongle or the emulator to one
 //! rtl_tcp client at a time.
 
+use crate::cli::DongleArgs;
 use crate::rtltcp;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +10,17 @@ use std::time::Duration;
 
 /// Options of `airwaves rtl-tcp`.
 #[derive(clap::Args, Debug, Clone)]
+#[command(
+    mut_arg("device", |a| a.help(
+        "Serve this dongle: index (0, 1, …) or serial number (the default source when neither \
+         --ifile nor --fake-device is given: dongle 0)"
+    )),
+    mut_arg("fake_device", |a| a.conflicts_with("ifile").help(
+        "Serve the built-in RTL2832U emulator: `r820t|r828d[,file=PATH][,…]` (see `airwaves \
+         record --help`); with no file it streams mid-scale noise, or its byte counter once a \
+         client turns test mode on"
+    )),
+)]
 pub struct RtlTcpArgs {
     /// Address to listen on.
     #[arg(short = 'a', long, default_value = "127.0.0.1")]
@@ -25,18 +37,9 @@ pub struct RtlTcpArgs {
     /// At the end of the file start again instead of ending the session.
     #[arg(long = "loop")]
     pub looping: bool,
-    /// Serve this dongle: index (0, 1, …) or serial number (the default
-    /// source when neither --ifile nor --fake-device is given: dongle 0).
-    #[arg(short = 'd', long = "device", default_value = "0")]
-    pub device: String,
-    /// Serve the built-in RTL2832U emulator: `r820t|r828d[,file=PATH][,…]`
-    /// (see `airwaves record --help`); with no file it streams mid-scale
-    /// noise, or its byte counter once a client turns test mode on.
-    #[arg(long, value_name = "SPEC", conflicts_with = "ifile")]
-    pub fake_device: Option<String>,
-    /// Write every USB control transfer to FILE (fakeusb.c's text format).
-    #[arg(long, value_name = "FILE")]
-    pub usb_trace: Option<PathBuf>,
+    /// The dongle or emulator to serve when --ifile is not given.
+    #[command(flatten)]
+    pub dongle: DongleArgs,
     /// Buffers in the queue to the client.
     #[arg(long, default_value_t = 64)]
     pub buffers: usize,
@@ -72,13 +75,7 @@ pub fn run_cli(args: &RtlTcpArgs) -> ExitCode {
             eprintln!("rtl-tcp: settings: {:?}", c.settings());
         });
     }
-    let dongle = crate::source::SourceArgs {
-        device: args.device.clone(),
-        fake_device: args.fake_device.clone(),
-        usb_trace: args.usb_trace.clone(),
-        ..crate::source::SourceArgs::default()
-    };
-    let opened = dongle.open_device().and_then(|(mut dev, selector)| {
+    let opened = args.dongle.open_device().and_then(|(mut dev, selector)| {
         // rtl_tcp's start-up state: 100 MHz, the given rate, tuner AGC.
         let tuning = crate::source::Tuning {
             freq: Some(100_000_000),
