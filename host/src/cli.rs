@@ -2,6 +2,7 @@
 //! from ([`SourceArgs`], flattened into every command that reads a
 //! source) and the frequency, rate, offset and gain parsers.
 
+use std::fmt;
 use std::path::PathBuf;
 
 /// Parse "1090000000", "1090M", "2.4M", "100k" into Hz.
@@ -22,16 +23,34 @@ pub fn parse_hz(s: &str) -> Result<u64, String> {
     Ok(hz as u64)
 }
 
+/// A gain argument that is neither `auto` nor a usable number of dB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GainError {
+    /// Not a number (the argument as given).
+    NotDb(String),
+    /// A number outside -10 ..= 100 dB (the argument as given).
+    OutOfRange(String),
+}
+
+impl fmt::Display for GainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GainError::NotDb(s) => write!(f, "gain {s:?}: use dB (e.g. 49.6) or auto"),
+            GainError::OutOfRange(s) => write!(f, "gain {s:?} dB out of range"),
+        }
+    }
+}
+
+impl std::error::Error for GainError {}
+
 /// Parse a gain argument: "auto" or dB (e.g. 49.6) into tenths of a dB.
-pub fn parse_gain(s: &str) -> Result<Option<i32>, String> {
+pub fn parse_gain(s: &str) -> Result<Option<i32>, GainError> {
     if s == "auto" {
         return Ok(None);
     }
-    let db: f64 = s
-        .parse()
-        .map_err(|_| format!("gain {s:?}: use dB (e.g. 49.6) or auto"))?;
+    let db: f64 = s.parse().map_err(|_| GainError::NotDb(s.to_string()))?;
     if !(-10.0..=100.0).contains(&db) {
-        return Err(format!("gain {s:?} dB out of range"));
+        return Err(GainError::OutOfRange(s.to_string()));
     }
     Ok(Some((db * 10.0).round() as i32))
 }
@@ -92,7 +111,7 @@ pub struct TuningArgs {
 pub struct Gain(pub Option<i32>);
 
 /// [`parse_gain`] as a [`Gain`] (for clap).
-pub fn parse_gain_arg(s: &str) -> Result<Gain, String> {
+pub fn parse_gain_arg(s: &str) -> Result<Gain, GainError> {
     parse_gain(s).map(Gain)
 }
 

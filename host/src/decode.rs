@@ -54,6 +54,7 @@
 //! `altitude_ft` (when the code is a valid Gillham altitude, else `null`),
 //! `spi`, `garbled`.
 
+use crate::mode_s::{ConfigError, tracker_config};
 use airwaves_core::modes::{
     adsb::{
         AdsbRepr, AircraftStatus, AirspeedType, AltitudeSource, CprPosition, EmergencyState,
@@ -122,21 +123,22 @@ pub struct DecodeStats {
 /// Mode A/C reply) to `out`.
 ///
 /// # Errors
-/// An unsupported rate (`InvalidInput`; Mode A/C needs 2.0 or 2.4 MS/s),
-/// an invalid receiver location, or any read/write error.
+/// An unsupported rate (Mode A/C needs 2.0 or 2.4 MS/s) or an invalid
+/// receiver location (`InvalidInput`, wrapping the
+/// [`crate::mode_s::ConfigError`]), or any read/write error.
 pub fn decode_with(
     opts: &DecodeOptions,
     input: &mut impl Read,
     out: &mut impl Write,
 ) -> io::Result<DecodeStats> {
-    let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
-    let demod = Demodulator::new(opts.rate).map_err(|e| invalid(e.to_string()))?;
+    let invalid = |e: ConfigError| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let demod = Demodulator::new(opts.rate).map_err(|e| invalid(ConfigError::Demod(e)))?;
     let modeac = if opts.modeac {
-        Some(ModeAcDetector::new(opts.rate).map_err(|e| invalid(e.to_string()))?)
+        Some(ModeAcDetector::new(opts.rate).map_err(|e| invalid(ConfigError::ModeAc(e)))?)
     } else {
         None
     };
-    let tracker_config = crate::mode_s::tracker_config(opts.receiver).map_err(invalid)?;
+    let tracker_config = tracker_config(opts.receiver).map_err(invalid)?;
     let mut state = DemodState::new();
     let mut ac_state = ModeAcState::new();
     let mut filter = AddressFilter::<1024>::new(AddressFilter::<1024>::DEFAULT_TTL);

@@ -10,8 +10,8 @@
 //! - one source of I/Q for every command ([`source`]: a dongle, the
 //!   emulator, an rtl_tcp server or a file) and the simulated signals
 //!   ([`sim`]: the scene generator; [`demo`]: the simulated sky);
-//! - the shared command-line pieces ([`cli`]) and Mode S settings
-//!   ([`mode_s`]);
+//! - the shared command-line pieces ([`cli`]), Mode S settings
+//!   ([`mode_s`]) and the one error every command returns ([`error`]);
 //! - the commands: the ADS-B feeder ([`adsb`]) with its output formats
 //!   ([`feed`]: SBS, readsb JSON, stats, Prometheus), network layer
 //!   ([`net`]: fan-out to clients, connectors, Beast input, HTTP) and web
@@ -27,6 +27,7 @@ pub mod cli;
 pub mod commands;
 pub mod decode;
 pub mod demo;
+pub mod error;
 pub mod feed;
 pub mod mode_s;
 pub mod net;

@@ -42,39 +42,25 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Adsb(args) => match adsb::run(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::FAILURE
-            }
-        },
-        Command::Fm(args) => radio_exit("fm", radio::run_fm(&args)),
-        Command::Am(args) => radio_exit("am", radio::run_am(&args)),
-        Command::Nfm(args) => radio_exit("nfm", radio::run_nfm(&args)),
-        Command::DspSelftest => {
-            if selftest::report(&selftest::run_all()) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        Command::Devices(args) => dongle::devices(&args),
-        Command::Record(args) => dongle::record(&args),
-        Command::TestMode(args) => dongle::test_mode(&args),
-        Command::Decode(args) => decode::run(&args),
-        Command::RtlTcp(args) => rtl_tcp::run_cli(&args),
-        Command::Scene(args) => scene::run(&args),
-    }
-}
-
-/// The exit status of a receiver command, with its error on stderr.
-fn radio_exit(cmd: &str, r: Result<(), radio::RadioError>) -> ExitCode {
-    match r {
+    let (name, result) = match cli.command {
+        Command::Adsb(args) => ("adsb", adsb::run(&args)),
+        Command::Fm(args) => ("fm", radio::run_fm(&args)),
+        Command::Am(args) => ("am", radio::run_am(&args)),
+        Command::Nfm(args) => ("nfm", radio::run_nfm(&args)),
+        Command::DspSelftest => ("dsp-selftest", selftest::run()),
+        Command::Devices(args) => ("devices", dongle::devices(&args)),
+        Command::Record(args) => ("record", dongle::record(&args)),
+        Command::TestMode(args) => ("test-mode", dongle::test_mode(&args)),
+        Command::Decode(args) => ("decode", decode::run(&args)),
+        Command::RtlTcp(args) => ("rtl-tcp", rtl_tcp::run_cli(&args)),
+        Command::Scene(args) => ("scene", scene::run(&args)),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("airwaves {cmd}: {e}");
+            if let Some(message) = e.message(name) {
+                eprintln!("{message}");
+            }
             ExitCode::FAILURE
         }
     }

@@ -16,7 +16,7 @@
 //! [`count_stream`] checks the test-mode counter of any source.
 
 pub use crate::cli::SourceArgs;
-use crate::cli::{DongleArgs, TuningArgs, parse_gain};
+use crate::cli::{DongleArgs, GainError, TuningArgs, parse_gain};
 use crate::rtl::counter::CounterCheck;
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::fake::FakeConfig;
@@ -85,7 +85,7 @@ impl Tuning {
     ///
     /// # Errors
     /// A gain that is neither `auto` nor dB.
-    pub fn from_args(args: &TuningArgs, freq: Option<u64>, rate: u32) -> Result<Tuning, String> {
+    pub fn from_args(args: &TuningArgs, freq: Option<u64>, rate: u32) -> Result<Tuning, GainError> {
         Ok(Tuning {
             freq,
             rate,

@@ -27,6 +27,7 @@
 
 use crate::feed::sbs::write_sbs;
 use crate::feed::stats::{Counters, FrameSource};
+use crate::mode_s::{ConfigError, tracker_config};
 use airwaves_core::modes::cpr::{Position, distance_nm};
 use airwaves_core::modes::demod::{AddressFilter, DemodFrame, DemodState, Demodulator};
 use airwaves_core::modes::encode::{
@@ -89,18 +90,6 @@ pub struct PipelineConfig {
     pub clock: Clock,
 }
 
-/// Why a pipeline could not be built.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 /// Encoded output waiting to be published.
 #[derive(Debug, Default)]
 pub struct Batches {
@@ -144,15 +133,14 @@ impl Pipeline {
     /// A sample rate the demodulator (or, with Mode A/C, the detector)
     /// does not support, or an invalid receiver location.
     pub fn new(config: PipelineConfig) -> Result<Pipeline, ConfigError> {
-        let demod = Demodulator::new(config.sample_rate).map_err(|e| ConfigError(e.to_string()))?;
+        let demod = Demodulator::new(config.sample_rate).map_err(ConfigError::Demod)?;
         let modeac = if config.modeac {
-            let d =
-                ModeAcDetector::new(config.sample_rate).map_err(|e| ConfigError(e.to_string()))?;
+            let d = ModeAcDetector::new(config.sample_rate).map_err(ConfigError::ModeAc)?;
             Some((d, Box::new(ModeAcState::new())))
         } else {
             None
         };
-        let tracker_config = crate::mode_s::tracker_config(config.receiver).map_err(ConfigError)?;
+        let tracker_config = tracker_config(config.receiver)?;
         let start = match config.clock {
             Clock::Samples { start_unix_ms } => start_unix_ms,
             Clock::Wall => 0,

@@ -3,11 +3,13 @@
 
 use super::console::{self, Status};
 use super::cpu;
+use super::error::AdsbError;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
 use crate::cli::{TuningArgs, parse_hz};
 use crate::demo::{DemoConfig, DemoSky};
+use crate::error::CommandError;
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use crate::feed::metrics::write_metrics;
 use crate::feed::stats::StatsHistory;
@@ -175,10 +177,10 @@ impl Network {
 /// Run `airwaves adsb`.
 ///
 /// # Errors
-/// A message for the user: bad options, a source that cannot open, a port
+/// [`AdsbError`]: bad options, a source that cannot open or fails, a port
 /// that cannot be bound.
-pub fn run(args: &AdsbArgs) -> Result<(), String> {
-    let rate = u32::try_from(args.rate).map_err(|_| "sample rate out of range".to_string())?;
+pub fn run(args: &AdsbArgs) -> Result<(), CommandError> {
+    let rate = u32::try_from(args.rate).map_err(|_| AdsbError::SampleRate)?;
     let receiver = match (args.lat, args.lon) {
         (Some(lat), Some(lon)) => Some(Position::new(lat, lon)),
         _ if args.demo => Some(DemoConfig::default().receiver),
@@ -190,7 +192,7 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
         .or(args.demo.then_some(8080))
         .filter(|&p| p != 0);
     if args.write_json_every.is_nan() || args.write_json_every <= 0.0 {
-        return Err("--write-json-every must be positive".into());
+        return Err(AdsbError::WriteJsonEvery.into());
     }
     let lossless = args.source.ifile.is_some() && !args.source.throttle;
     let start_unix_ms = unix_ms();
@@ -208,7 +210,7 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
         outputs: net.outputs(),
         clock,
     })
-    .map_err(|e| format!("airwaves adsb: {e}"))?;
+    .map_err(AdsbError::Config)?;
 
     let site = FeederSite::new();
     let _http = match http_port {
@@ -224,13 +226,9 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
                         SocketAddr::new(args.net_bind_address, 0),
                         Arc::new(site.clone()),
                     )
-                    .map_err(|e| format!("airwaves adsb: HTTP: {e}"))?
+                    .map_err(AdsbError::Http)?
                 }
-                Err(e) => {
-                    return Err(format!(
-                        "airwaves adsb: HTTP port {addr}: {e} (change it with --http-port; 0 turns it off)"
-                    ));
-                }
+                Err(source) => return Err(AdsbError::HttpPort { addr, source }.into()),
             };
             if !args.quiet {
                 eprintln!("airwaves adsb: web map on http://{}/", h.local_addr());
@@ -252,8 +250,7 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
     // Format what the clients connected by now want.
     pipeline.set_outputs(net.outputs());
     let shared = Arc::new(Shared::default());
-    let (producer, mut consumer) =
-        ring::ring(RING_BUFFERS, CHUNK).map_err(|e| format!("airwaves adsb: {e}"))?;
+    let (producer, mut consumer) = ring::ring(RING_BUFFERS, CHUNK).map_err(AdsbError::Ring)?;
     let source_thread = if args.net_only {
         drop(producer);
         None
@@ -261,7 +258,7 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
         let input = open_input(args, rate, receiver, start_unix_ms, lossless)?;
         Some(
             feed_source::spawn(input, producer, shared.clone(), args.quiet)
-                .map_err(|e| format!("airwaves adsb: cannot start the source thread: {e}"))?,
+                .map_err(AdsbError::SourceThread)?,
         )
     };
 
@@ -328,16 +325,14 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
                         match h.join() {
                             Ok(End::Finished) => {}
                             Ok(End::Failed(e)) => {
-                                let msg = format!("airwaves adsb: source: {e}");
+                                let e = AdsbError::Source(e);
                                 if net.beast_rx.is_some() && args.source.ifile.is_none() {
-                                    eprintln!("{msg}; serving network input only");
+                                    eprintln!("{}; serving network input only", e.message());
                                 } else {
-                                    exit_error = Some(msg);
+                                    exit_error = Some(e);
                                 }
                             }
-                            Err(_) => {
-                                exit_error = Some("airwaves adsb: source thread panicked".into());
-                            }
+                            Err(_) => exit_error = Some(AdsbError::SourcePanicked),
                         }
                     }
                 }
@@ -410,7 +405,7 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
         let _ = h.join();
     }
     match exit_error {
-        Some(e) => Err(e),
+        Some(e) => Err(e.into()),
         None => Ok(()),
     }
 }
@@ -573,7 +568,7 @@ fn publish(pipeline: &mut Pipeline, net: &Network, lossless: bool) {
 }
 
 /// Bind the enabled ports and start the connectors.
-fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
+fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbError> {
     let mut net = Network {
         hubs: None,
         _listeners: Vec::new(),
@@ -589,15 +584,18 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
         .iter()
         .map(|s| {
             s.parse::<ConnectorSpec>()
-                .map_err(|e| format!("airwaves adsb: --net-connector {s}: {e}"))
+                .map_err(|source| AdsbError::ConnectorSpec {
+                    spec: s.clone(),
+                    source,
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let bind = |port: u16| SocketAddr::new(args.net_bind_address, port);
-    let bind_err = |what: &str, flag: &str, port: u16, e: std::io::Error| {
-        format!(
-            "airwaves adsb: {what} port {}: {e} (change it with --net-{flag}-port; 0 turns it off)",
-            bind(port)
-        )
+    let bind_err = |what, flag, port, source| AdsbError::Port {
+        what,
+        flag,
+        addr: bind(port),
+        source,
     };
     let hubs = OutputHubs {
         raw: Hub::new("raw-out", CLIENT_BUFFER),
@@ -618,9 +616,10 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
                     net._listeners.push(l);
                 }
                 // The demo goes on without a port another feeder holds.
-                Err(e) if args.demo => {
-                    eprintln!("{}; going on without it", bind_err(what, flag, port, e))
-                }
+                Err(e) if args.demo => eprintln!(
+                    "{}; going on without it",
+                    bind_err(what, flag, port, e).message()
+                ),
                 Err(e) => return Err(bind_err(what, flag, port, e)),
             }
         }
@@ -649,7 +648,7 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
             Err(e) if args.demo => {
                 eprintln!(
                     "{}; going on without it",
-                    bind_err("Beast input", "bi", port, e)
+                    bind_err("Beast input", "bi", port, e).message()
                 );
             }
             Err(e) => return Err(bind_err("Beast input", "bi", port, e)),
@@ -657,7 +656,7 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
     }
     for spec in specs {
         let c = spawn_connector(spec.clone(), &hubs, &sink)
-            .map_err(|e| format!("airwaves adsb: --net-connector {spec}: {e}"))?;
+            .map_err(|source| AdsbError::Connector { spec, source })?;
         net.connectors.push(c);
     }
     net.hubs = Some(hubs);
@@ -671,7 +670,7 @@ fn open_input(
     receiver: Option<Position>,
     start_unix_ms: u64,
     lossless: bool,
-) -> Result<Input, String> {
+) -> Result<Input, AdsbError> {
     if args.demo {
         let config = DemoConfig {
             receiver: receiver.unwrap_or(DemoConfig::default().receiver),
@@ -680,8 +679,7 @@ fn open_input(
             seed: args.demo_seed,
             ..DemoConfig::default()
         };
-        let sky = DemoSky::new(&config, start_unix_ms)
-            .map_err(|e| format!("airwaves adsb --demo: {e}"))?;
+        let sky = DemoSky::new(&config, start_unix_ms).map_err(AdsbError::Demo)?;
         if !args.quiet {
             eprintln!(
                 "airwaves adsb: simulated sky, {} aircraft around {:.4}, {:.4}",
@@ -693,16 +691,10 @@ fn open_input(
             sample_rate: f64::from(rate),
         });
     }
-    let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate)?;
-    let source = Source::open(&args.source, &tuning).map_err(|e| {
-        if args.source.ifile.is_none() && args.source.rtl_tcp.is_none() {
-            format!(
-                "airwaves adsb: {e}\n(no dongle? `airwaves adsb --demo` runs a simulated sky; \
-                 --ifile FILE.cu8 decodes a recording; --rtl-tcp HOST:PORT reads a server)"
-            )
-        } else {
-            format!("airwaves adsb: {e}")
-        }
+    let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate).map_err(AdsbError::Gain)?;
+    let source = Source::open(&args.source, &tuning).map_err(|source| AdsbError::Open {
+        source,
+        hint: args.source.ifile.is_none() && args.source.rtl_tcp.is_none(),
     })?;
     if !args.quiet {
         eprintln!("airwaves adsb: reading {}", source.description());

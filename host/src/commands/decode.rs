@@ -2,10 +2,10 @@
 //! one line per frame.
 
 use crate::decode::{DecodeOptions, Format, decode_with};
+use crate::error::CommandError;
 use airwaves_core::modes::cpr::Position;
 use std::io::{BufWriter, ErrorKind, Read};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// `airwaves decode` arguments.
 #[derive(clap::Args, Debug, Clone)]
@@ -30,7 +30,11 @@ pub struct DecodeArgs {
 }
 
 /// `airwaves decode`: open the input, stream it through the demodulator.
-pub fn run(args: &DecodeArgs) -> ExitCode {
+/// A closed output pipe (`| head`) ends it without an error.
+///
+/// # Errors
+/// An input that cannot be read, bad settings, a failing read or write.
+pub fn run(args: &DecodeArgs) -> Result<(), CommandError> {
     let opts = DecodeOptions {
         modeac: args.modeac,
         receiver: args
@@ -43,13 +47,12 @@ pub fn run(args: &DecodeArgs) -> ExitCode {
     let mut source: Box<dyn Read> = if input.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        match std::fs::File::open(input) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                eprintln!("airwaves decode: cannot read {}: {e}", input.display());
-                return ExitCode::FAILURE;
-            }
-        }
+        Box::new(
+            std::fs::File::open(input).map_err(|source| CommandError::Read {
+                path: input.clone(),
+                source,
+            })?,
+        )
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     match decode_with(&opts, &mut source, &mut out) {
@@ -65,13 +68,10 @@ pub fn run(args: &DecodeArgs) -> ExitCode {
                     st.samples, st.frames
                 );
             }
-            ExitCode::SUCCESS
+            Ok(())
         }
         // A closed pipe (`| head`) is a normal way to stop.
-        Err(e) if e.kind() == ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("airwaves decode: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CommandError::Io(e)),
     }
 }

@@ -5,12 +5,12 @@
 //! buffer ring, reopen after a loss); `--rtl-tcp` and `--ifile` work the same.
 
 use crate::cli::{DongleArgs, TuningArgs, parse_hz};
+use crate::error::CommandError;
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::{Error, r82xx, usb};
-use crate::source::{Source, SourceArgs, SourceError, SourceStats, Tuning, count_stream, describe};
+use crate::source::{Source, SourceArgs, SourceStats, Tuning, count_stream, describe};
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
 /// `airwaves devices` arguments.
@@ -64,35 +64,25 @@ pub struct TestModeArgs {
     pub source: SourceArgs,
 }
 
-fn fail(cmd: &str, e: &dyn std::fmt::Display) -> ExitCode {
-    eprintln!("airwaves {cmd}: {e}");
-    ExitCode::FAILURE
-}
-
 /// `airwaves devices`: list dongles with index, serial, tuner and strings.
-/// Exits 1 with "no RTL-SDR found" when there is none (as rtl_test does).
-pub fn devices(args: &DevicesArgs) -> ExitCode {
+/// Fails with "no RTL-SDR found" when there is none (as rtl_test does).
+///
+/// # Errors
+/// [`CommandError::NoDongle`], or the emulator or USB bus failing.
+pub fn devices(args: &DevicesArgs) -> Result<(), CommandError> {
     if let Some(spec) = &args.fake_device {
         let dongle = DongleArgs {
             device: "0".into(),
             fake_device: Some(spec.clone()),
             usb_trace: args.usb_trace.clone(),
         };
-        return match dongle.open_device() {
-            Ok((dev, _)) => {
-                println!("0: emulator, {}", describe(&dev));
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail("devices", &e),
-        };
+        let (dev, _) = dongle.open_device()?;
+        println!("0: emulator, {}", describe(&dev));
+        return Ok(());
     }
-    let list = match usb::rusb_impl::list() {
-        Ok(l) => l,
-        Err(e) => return fail("devices", &e),
-    };
+    let list = usb::rusb_impl::list().map_err(CommandError::Usb)?;
     if list.is_empty() {
-        eprintln!("airwaves devices: no RTL-SDR found");
-        return ExitCode::FAILURE;
+        return Err(CommandError::NoDongle);
     }
     for info in list {
         let head = format!(
@@ -118,7 +108,7 @@ pub fn devices(args: &DevicesArgs) -> ExitCode {
             ),
         }
     }
-    ExitCode::SUCCESS
+    Ok(())
 }
 
 /// One line of streaming counters for the end-of-run report.
@@ -139,27 +129,26 @@ fn summary(s: &SourceStats) -> String {
 }
 
 /// `airwaves record`: tune, then write `-n` samples of u8 I/Q to a file or stdout.
-pub fn record(args: &RecordArgs) -> ExitCode {
+///
+/// # Errors
+/// A bad gain or rate, an output file that cannot be created, a source
+/// that fails or ends early.
+pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
     let rate = u32::try_from(args.rate).unwrap_or(u32::MAX);
-    let tuning = match Tuning::from_args(&args.tuning, Some(args.freq), rate) {
-        Ok(t) => t,
-        Err(e) => return fail("record", &e),
-    };
+    let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate)?;
     if u64::from(rate) != args.rate {
-        return fail("record", &Error::SampleRate(u32::MAX));
+        return Err(Error::SampleRate(u32::MAX).into());
     }
     let mut out: Box<dyn Write> = if args.out.as_os_str() == "-" {
         Box::new(std::io::stdout().lock())
     } else {
-        match std::fs::File::create(&args.out) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
-            Err(e) => return fail("record", &format!("{}: {e}", args.out.display())),
-        }
+        let f = std::fs::File::create(&args.out).map_err(|source| CommandError::Create {
+            path: args.out.clone(),
+            source,
+        })?;
+        Box::new(std::io::BufWriter::new(f))
     };
-    let mut source = match Source::open(&args.source, &tuning) {
-        Ok(s) => s,
-        Err(e) => return fail("record", &e),
-    };
+    let mut source = Source::open(&args.source, &tuning)?;
     eprintln!("airwaves record: {}", source.description());
     if let Some(g) = tuning.gain {
         eprintln!(
@@ -167,7 +156,7 @@ pub fn record(args: &RecordArgs) -> ExitCode {
             f64::from(r82xx::nearest_gain(g)) / 10.0
         );
     }
-    let mut run = |source: &mut Source| -> Result<u64, SourceError> {
+    let mut run = |source: &mut Source| -> Result<u64, CommandError> {
         let mut remaining = args.samples.saturating_mul(2);
         let mut written = 0u64;
         while args.samples == 0 || remaining > 0 {
@@ -175,14 +164,10 @@ pub fn record(args: &RecordArgs) -> ExitCode {
                 if args.samples == 0 {
                     break;
                 }
-                return Err(SourceError::Io(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "the source ended after {} of {} samples",
-                        written / 2,
-                        args.samples
-                    ),
-                )));
+                return Err(CommandError::SourceEnded {
+                    written: written / 2,
+                    wanted: args.samples,
+                });
             };
             let take = if args.samples == 0 {
                 buf.len()
@@ -192,39 +177,36 @@ pub fn record(args: &RecordArgs) -> ExitCode {
             match out.write_all(&buf[..take]) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
-                Err(e) => return Err(SourceError::Io(e)),
+                Err(e) => return Err(CommandError::Io(e)),
             }
             written += take as u64;
             remaining -= take as u64;
         }
-        out.flush().map_err(SourceError::Io)?;
+        out.flush().map_err(CommandError::Io)?;
         Ok(written / 2)
     };
     let result = run(&mut source);
     let closed = source.close();
-    match (result, closed) {
-        (Ok(samples), Ok(stats)) => {
-            eprintln!("airwaves record: {samples} samples; {}", summary(&stats));
-            ExitCode::SUCCESS
-        }
-        (Err(e), _) | (Ok(_), Err(e)) => fail("record", &e),
-    }
+    let samples = result?;
+    let stats = closed?;
+    eprintln!("airwaves record: {samples} samples; {}", summary(&stats));
+    Ok(())
 }
 
 /// `airwaves test-mode`: stream the chip's counter and count lost bytes.
-/// Exits 1 if any bytes were lost after the first buffer.
-pub fn test_mode(args: &TestModeArgs) -> ExitCode {
-    let Ok(rate) = u32::try_from(args.rate) else {
-        return fail("test-mode", &Error::SampleRate(u32::MAX));
-    };
+///
+/// # Errors
+/// [`CommandError::CheckFailed`] if any bytes were lost after the first
+/// buffer; bad options; a source that fails.
+pub fn test_mode(args: &TestModeArgs) -> Result<(), CommandError> {
+    let rate = u32::try_from(args.rate).map_err(|_| Error::SampleRate(u32::MAX))?;
     if !(args.seconds > 0.0 && args.seconds < 1e6) {
-        return fail("test-mode", &"--seconds must be positive");
+        return Err(CommandError::Invalid("--seconds must be positive"));
     }
     if args.source.ifile.is_some() {
-        return fail(
-            "test-mode",
-            &"needs a receiver (a dongle, --fake-device or --rtl-tcp), not --ifile",
-        );
+        return Err(CommandError::Invalid(
+            "needs a receiver (a dongle, --fake-device or --rtl-tcp), not --ifile",
+        ));
     }
     let tuning = Tuning {
         freq: None,
@@ -234,10 +216,7 @@ pub fn test_mode(args: &TestModeArgs) -> ExitCode {
         bias_tee: false,
         test_mode: true,
     };
-    let mut source = match Source::open(&args.source, &tuning) {
-        Ok(s) => s,
-        Err(e) => return fail("test-mode", &e),
-    };
+    let mut source = Source::open(&args.source, &tuning)?;
     eprintln!("airwaves test-mode: {}", source.description());
     let limit = Duration::from_secs_f64(args.seconds);
     // Over rtl_tcp the server streamed samples before our test-mode command
@@ -249,24 +228,21 @@ pub fn test_mode(args: &TestModeArgs) -> ExitCode {
     };
     let result = count_stream(&mut source, warm_up, limit);
     let closed = source.close();
-    match (result, closed) {
-        (Ok((c, secs)), Ok(stats)) => {
-            println!(
-                "test-mode: {} bytes in {:.2} s ({:.3} MS/s), {} gaps, lost at least {} bytes",
-                c.bytes,
-                secs,
-                c.bytes as f64 / 2.0 / secs / 1e6,
-                c.gaps,
-                c.lost
-            );
-            eprintln!("airwaves test-mode: {}", summary(&stats));
-            if c.lost == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-        (Err(e), _) | (Ok(_), Err(e)) => fail("test-mode", &e),
+    let (c, secs) = result?;
+    let stats = closed?;
+    println!(
+        "test-mode: {} bytes in {:.2} s ({:.3} MS/s), {} gaps, lost at least {} bytes",
+        c.bytes,
+        secs,
+        c.bytes as f64 / 2.0 / secs / 1e6,
+        c.gaps,
+        c.lost
+    );
+    eprintln!("airwaves test-mode: {}", summary(&stats));
+    if c.lost == 0 {
+        Ok(())
+    } else {
+        Err(CommandError::CheckFailed)
     }
 }
 

@@ -2,9 +2,9 @@
 //! rtl_tcp client at a time.
 
 use crate::cli::DongleArgs;
+use crate::error::CommandError;
 use crate::rtltcp;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -52,19 +52,18 @@ pub struct RtlTcpArgs {
 }
 
 /// Run `airwaves rtl-tcp` until killed or `--seconds` have passed.
-pub fn run_cli(args: &RtlTcpArgs) -> ExitCode {
+///
+/// # Errors
+/// A recording or dongle that cannot open, a port that cannot be bound, a
+/// bad `--seconds`, a server failure.
+pub fn run_cli(args: &RtlTcpArgs) -> Result<(), CommandError> {
     let config = rtltcp::server::ServerConfig {
         buffers: args.buffers,
         buffer_len: args.buffer_size,
     };
     if let Some(path) = &args.ifile {
-        let (source, control) = match rtltcp::file::open(path, args.rate, args.looping) {
-            Ok(pair) => pair,
-            Err(e) => {
-                eprintln!("airwaves rtl-tcp: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+        let (source, control) =
+            rtltcp::file::open(path, args.rate, args.looping).map_err(CommandError::ServeFile)?;
         let what = format!(
             "{} at {} Hz ({} at its end)",
             path.display(),
@@ -96,13 +95,7 @@ pub fn run_cli(args: &RtlTcpArgs) -> ExitCode {
         .map_err(crate::source::SourceError::Rtl)?;
         Ok((live, what))
     });
-    let (live, what) = match opened {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("airwaves rtl-tcp: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let (live, what) = opened?;
     let (control, source) = rtltcp::serve::serve_parts(live);
     serve(args, config, control, source, &what, |c| {
         let s = c.stats();
@@ -122,19 +115,13 @@ fn serve<C: rtltcp::device::Control + 'static, S: rtltcp::device::SampleSource +
     source: S,
     what: &str,
     report: impl FnOnce(&mut C),
-) -> ExitCode {
-    let server = match rtltcp::server::Server::bind(
-        (args.address.as_str(), args.port),
-        config,
-        control,
-        source,
-    ) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("airwaves rtl-tcp: {}:{}: {e}", args.address, args.port);
-            return ExitCode::FAILURE;
-        }
-    };
+) -> Result<(), CommandError> {
+    let server =
+        rtltcp::server::Server::bind((args.address.as_str(), args.port), config, control, source)
+            .map_err(|source| CommandError::Listen {
+            addr: format!("{}:{}", args.address, args.port),
+            source,
+        })?;
     match server.local_addr() {
         Ok(addr) => eprintln!(
             "rtl-tcp: listening on {addr}, serving {what}, queue {} x {} bytes",
@@ -144,37 +131,25 @@ fn serve<C: rtltcp::device::Control + 'static, S: rtltcp::device::SampleSource +
     }
     if args.seconds > 0.0 {
         let stop = server.stop_flag();
-        let Ok(after) = Duration::try_from_secs_f64(args.seconds) else {
-            eprintln!(
-                "airwaves rtl-tcp: --seconds {} is not a duration",
-                args.seconds
-            );
-            return ExitCode::FAILURE;
-        };
+        let after = Duration::try_from_secs_f64(args.seconds)
+            .map_err(|_| CommandError::Seconds(args.seconds))?;
         std::thread::spawn(move || {
             std::thread::sleep(after);
             stop.store(true, Ordering::Relaxed);
         });
     }
-    match server.run() {
-        Ok(mut stopped) => {
-            let t = stopped.stats;
-            eprintln!(
-                "rtl-tcp: stopped: {} sessions, {} refused, sent {} bytes, {} commands ({} failed), dropped {} buffers ({} bytes)",
-                t.sessions,
-                t.refused,
-                t.bytes_sent,
-                t.commands,
-                t.commands_failed,
-                t.buffers_dropped,
-                t.bytes_dropped
-            );
-            report(&mut stopped.control);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("airwaves rtl-tcp: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    let mut stopped = server.run().map_err(CommandError::Server)?;
+    let t = stopped.stats;
+    eprintln!(
+        "rtl-tcp: stopped: {} sessions, {} refused, sent {} bytes, {} commands ({} failed), dropped {} buffers ({} bytes)",
+        t.sessions,
+        t.refused,
+        t.bytes_sent,
+        t.commands,
+        t.commands_failed,
+        t.buffers_dropped,
+        t.bytes_dropped
+    );
+    report(&mut stopped.control);
+    Ok(())
 }

@@ -1,9 +1,9 @@
 //! `airwaves scene`: write a synthetic 1090 MHz scene and its truth list
 //! ([`crate::sim::scene`]).
 
+use crate::error::CommandError;
 use crate::sim::scene::{SceneConfig, SceneStats, generate};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// `airwaves scene` arguments.
 #[derive(clap::Args, Debug, Clone)]
@@ -51,7 +51,10 @@ pub struct SceneArgs {
 }
 
 /// `airwaves scene`: generate, then print what was generated.
-pub fn run(args: &SceneArgs) -> ExitCode {
+///
+/// # Errors
+/// Bad settings or a file that cannot be written ([`CommandError::Io`]).
+pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
     let cfg = SceneConfig {
         seconds: args.seconds,
         sample_rate: args.rate,
@@ -72,17 +75,10 @@ pub fn run(args: &SceneArgs) -> ExitCode {
         let mut t = std::io::BufWriter::new(std::fs::File::create(&args.truth)?);
         generate(&cfg, &mut o, &mut t)
     };
-    match run() {
-        Ok(s) => {
-            eprintln!(
-                "scene: {} samples, {} Mode S ({} overlapped), {} Mode A/C, {} clipped values",
-                s.samples, s.mode_s, s.mode_s_overlapped, s.mode_ac, s.clipped
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("airwaves scene: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    let s = run().map_err(CommandError::Io)?;
+    eprintln!(
+        "scene: {} samples, {} Mode S ({} overlapped), {} Mode A/C, {} clipped values",
+        s.samples, s.mode_s, s.mode_s_overlapped, s.mode_ac, s.clipped
+    );
+    Ok(())
 }
