@@ -2,6 +2,7 @@
 //! from ([`SourceArgs`], flattened into every command that reads a
 //! source) and the frequency, rate, offset and gain parsers.
 
+use airwaves_core::modes::cpr::Position;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -104,6 +105,27 @@ pub struct TuningArgs {
     /// Turn the bias tee (antenna power) on.
     #[arg(long)]
     pub bias_tee: bool,
+}
+
+/// The receiver's location (`adsb`, `decode`).
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct LocationArgs {
+    /// Receiver latitude, degrees north (with --lon): range rings,
+    /// distances, surface and single-frame positions.
+    #[arg(long, requires = "lon", allow_negative_numbers = true)]
+    pub lat: Option<f64>,
+    /// Receiver longitude, degrees east (with --lat).
+    #[arg(long, requires = "lat", allow_negative_numbers = true)]
+    pub lon: Option<f64>,
+}
+
+impl LocationArgs {
+    /// The location, when both --lat and --lon are given.
+    pub fn position(&self) -> Option<Position> {
+        self.lat
+            .zip(self.lon)
+            .map(|(lat, lon)| Position::new(lat, lon))
+    }
 }
 
 /// Tuner gain: `auto` or dB.

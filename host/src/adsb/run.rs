@@ -7,7 +7,7 @@ use super::error::AdsbError;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
-use crate::cli::{TuningArgs, parse_hz};
+use crate::cli::{LocationArgs, TuningArgs, parse_hz};
 use crate::demo::{DemoConfig, DemoSky};
 use crate::error::CommandError;
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
@@ -77,13 +77,9 @@ pub struct AdsbArgs {
     /// Also decode Mode A/C replies.
     #[arg(long)]
     pub modeac: bool,
-    /// Receiver latitude, degrees north (with --lon): range rings,
-    /// distances, surface and single-frame positions.
-    #[arg(long, requires = "lon", allow_negative_numbers = true)]
-    pub lat: Option<f64>,
-    /// Receiver longitude, degrees east (with --lat).
-    #[arg(long, requires = "lat", allow_negative_numbers = true)]
-    pub lon: Option<f64>,
+    /// Where the receiver is.
+    #[command(flatten)]
+    pub location: LocationArgs,
     /// Turn on the network ports.
     #[arg(long)]
     pub net: bool,
@@ -211,11 +207,10 @@ struct Settings {
 impl Settings {
     fn new(args: &AdsbArgs) -> Result<Settings, AdsbError> {
         let rate = u32::try_from(args.rate).map_err(|_| AdsbError::SampleRate)?;
-        let receiver = match (args.lat, args.lon) {
-            (Some(lat), Some(lon)) => Some(Position::new(lat, lon)),
-            _ if args.demo => Some(DemoConfig::default().receiver),
-            _ => None,
-        };
+        let receiver = args
+            .location
+            .position()
+            .or_else(|| args.demo.then(|| DemoConfig::default().receiver));
         let net_on = args.net || args.net_only || args.demo || !args.net_connector.is_empty();
         let http_port = args
             .http_port

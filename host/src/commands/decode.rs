@@ -1,14 +1,17 @@
 //! `airwaves decode`: demodulate a recording ([`crate::decode`]) and print
 //! one line per frame.
 
+use crate::cli::LocationArgs;
 use crate::decode::{DecodeOptions, Format, decode_with};
 use crate::error::CommandError;
-use airwaves_core::modes::cpr::Position;
 use std::io::{BufWriter, ErrorKind, Read};
 use std::path::PathBuf;
 
 /// `airwaves decode` arguments.
 #[derive(clap::Args, Debug, Clone)]
+#[command(mut_arg("lat", |a| a.help(
+    "Receiver latitude, degrees north (with --lon): local CPR decoding in JSON output"
+)))]
 pub struct DecodeArgs {
     /// Sample rate of the recording, Hz (2000000 and 2400000 are what feeders use).
     #[arg(long, default_value_t = 2_400_000)]
@@ -19,12 +22,9 @@ pub struct DecodeArgs {
     /// Also detect Mode A/C replies (squawk / Gillham altitude; 2.0 or 2.4 MS/s).
     #[arg(long)]
     pub modeac: bool,
-    /// Receiver latitude, degrees north (with --lon): local CPR decoding in JSON output.
-    #[arg(long, requires = "lon", allow_negative_numbers = true)]
-    pub lat: Option<f64>,
-    /// Receiver longitude, degrees east (with --lat).
-    #[arg(long, requires = "lat", allow_negative_numbers = true)]
-    pub lon: Option<f64>,
+    /// Where the receiver is (JSON output decodes local CPR from it).
+    #[command(flatten)]
+    pub location: LocationArgs,
     /// Input .cu8 file, or - for standard input.
     pub input: PathBuf,
 }
@@ -37,10 +37,7 @@ pub struct DecodeArgs {
 pub fn run(args: &DecodeArgs) -> Result<(), CommandError> {
     let opts = DecodeOptions {
         modeac: args.modeac,
-        receiver: args
-            .lat
-            .zip(args.lon)
-            .map(|(lat, lon)| Position::new(lat, lon)),
+        receiver: args.location.position(),
         ..DecodeOptions::new(args.rate, args.format)
     };
     let input = &args.input;
