@@ -27,11 +27,9 @@
 
 pub mod console;
 pub mod cpu;
-pub mod error;
 pub mod pipeline;
 pub mod run;
 pub mod site;
 pub mod source;
 
-pub use error::AdsbError;
 pub use run::{AdsbArgs, run};

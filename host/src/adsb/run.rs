@@ -3,13 +3,12 @@
 
 use super::console::{self, Status};
 use super::cpu;
-use super::error::AdsbError;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
 use crate::cli::{LocationArgs, TuningArgs, parse_hz};
 use crate::demo::{DemoConfig, DemoSky};
-use crate::error::CommandError;
+use crate::error::{AdsbError, CommandError};
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use crate::feed::metrics::write_metrics;
 use crate::feed::stats::StatsHistory;

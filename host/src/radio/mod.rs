@@ -96,6 +96,12 @@ fn plan(
     }
 }
 
+impl From<RadioError> for CommandError {
+    fn from(e: RadioError) -> Self {
+        CommandError::Radio(Box::new(e))
+    }
+}
+
 /// `airwaves fm`.
 ///
 /// # Errors

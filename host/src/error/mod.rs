@@ -1,11 +1,16 @@
 //! [`CommandError`]: why a command failed, with the error underneath.
 //!
 //! Every command returns `Result<(), CommandError>`; `main.rs` prints
-//! [`CommandError::message`] (if any) and exits with status 1.
+//! [`CommandError::message`] (if any) and exits with status 1. The
+//! feeder's own failures are [`AdsbError`] ([`adsb`]). A receiver's
+//! (`fm`, `am`, `nfm`) error type belongs to `crate::radio` and is kept
+//! boxed here, so this module imports no command.
 
-use crate::adsb::AdsbError;
+pub mod adsb;
+
+pub use adsb::AdsbError;
+
 use crate::cli::GainError;
-use crate::radio::RadioError;
 use crate::rtl::usb::UsbError;
 use crate::rtltcp::file::FileError;
 use crate::rtltcp::server::ServerError;
@@ -68,8 +73,8 @@ pub enum CommandError {
     ServeFile(FileError),
     /// The rtl_tcp server.
     Server(ServerError),
-    /// A receiver (`fm`, `am`, `nfm`).
-    Radio(RadioError),
+    /// A receiver (`fm`, `am`, `nfm`): its `RadioError`.
+    Radio(Box<dyn std::error::Error + Send + Sync>),
     /// The feeder (`adsb`).
     Adsb(AdsbError),
 }
@@ -131,7 +136,7 @@ impl std::error::Error for CommandError {
             CommandError::Io(e) => Some(e),
             CommandError::ServeFile(e) => Some(e),
             CommandError::Server(e) => Some(e),
-            CommandError::Radio(e) => Some(e),
+            CommandError::Radio(e) => Some(&**e),
             CommandError::Adsb(e) => Some(e),
         }
     }
@@ -152,12 +157,6 @@ impl From<SourceError> for CommandError {
 impl From<crate::rtl::Error> for CommandError {
     fn from(e: crate::rtl::Error) -> Self {
         CommandError::Rtl(e)
-    }
-}
-
-impl From<RadioError> for CommandError {
-    fn from(e: RadioError) -> Self {
-        CommandError::Radio(e)
     }
 }
 
