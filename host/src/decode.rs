@@ -55,6 +55,7 @@
 //! `spi`, `garbled`.
 
 use crate::json::JsonWriter;
+use crate::mode_s::{ConfigError, tracker_config};
 use airwaves_core::modes::{
     adsb::{
         AdsbRepr, AircraftStatus, AirspeedType, AltitudeSource, CprPosition, EmergencyState,
@@ -67,7 +68,7 @@ use airwaves_core::modes::{
     frame::{Capability, ControlField, Frame, InterrogatorCode},
     modeac::{ModeAcDetector, ModeAcReply},
     receiver::{Clock, Decoded, Receiver, Sink},
-    tracker::{PositionSource, PositionUpdate, TrackerConfig},
+    tracker::{PositionSource, PositionUpdate},
 };
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
@@ -124,17 +125,18 @@ pub struct DecodeStats {
 /// Mode A/C reply) to `out`.
 ///
 /// # Errors
-/// An unsupported rate (`InvalidInput`; Mode A/C needs 2.0 or 2.4 MS/s),
-/// an invalid receiver location, or any read/write error.
+/// An unsupported rate (Mode A/C needs 2.0 or 2.4 MS/s) or an invalid
+/// receiver location (`InvalidInput`, wrapping the
+/// [`crate::mode_s::ConfigError`]), or any read/write error.
 pub fn decode_with(
     opts: &DecodeOptions,
     input: &mut impl Read,
     out: &mut impl Write,
 ) -> io::Result<DecodeStats> {
-    let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
-    let demod = Demodulator::new(opts.rate).map_err(|e| invalid(e.to_string()))?;
+    let invalid = |e: ConfigError| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let demod = Demodulator::new(opts.rate).map_err(|e| invalid(ConfigError::Demod(e)))?;
     let modeac = if opts.modeac {
-        Some(ModeAcDetector::new(opts.rate).map_err(|e| invalid(e.to_string()))?)
+        Some(ModeAcDetector::new(opts.rate).map_err(|e| invalid(ConfigError::ModeAc(e)))?)
     } else {
         None
     };
@@ -144,7 +146,7 @@ pub fn decode_with(
     let clock = Clock::Samples { epoch_ms: 0 };
     let mut rx = Box::new(
         Receiver::<AIRCRAFT>::new(demod, modeac, tracker_config, clock)
-            .map_err(|e| invalid(e.to_string()))?,
+            .map_err(|e| invalid(ConfigError::Receiver(e)))?,
     );
     let mut buf = vec![0u8; 256 * 1024];
     let mut sink = LineSink {
@@ -173,26 +175,6 @@ pub fn decode_with(
     }
     sink.out.flush()?;
     Ok(sink.stats)
-}
-
-/// The tracker settings for a receiver at `receiver` (degrees): with a
-/// location, range checks and receiver-relative CPR decoding out to
-/// 180 NM; without one, the defaults.
-///
-/// # Errors
-/// A location that is not a valid latitude/longitude, as a message.
-pub fn tracker_config(receiver: Option<Position>) -> Result<TrackerConfig, String> {
-    match receiver {
-        Some(r) if !(r.is_valid() && (-180.0..=180.0).contains(&r.lon)) => Err(format!(
-            "receiver location {}, {} is not a valid latitude/longitude",
-            r.lat, r.lon
-        )),
-        Some(r) => Ok(TrackerConfig {
-            receiver_local_range_nm: 180.0,
-            ..TrackerConfig::with_receiver(r)
-        }),
-        None => Ok(TrackerConfig::DEFAULT),
-    }
 }
 
 /// Aircraft table capacity (positions and Comm-B context for JSON).

@@ -5,6 +5,7 @@
 //! primitive (not read from a table); the command exits non-zero if any
 //! figure misses its target.
 
+use crate::error::CommandError;
 use airwaves_core::dsp::{
     SplitProcess,
     dc::{DcBlockerQ15, DcBlockerQ15State},
@@ -299,6 +300,18 @@ fn figure(v: f64) -> String {
         format!("{v:.3}")
     } else {
         format!("{v:.2e}")
+    }
+}
+
+/// `airwaves dsp-selftest`: run every check and print the report.
+///
+/// # Errors
+/// [`CommandError::CheckFailed`] when a check is out of bounds.
+pub fn run() -> Result<(), CommandError> {
+    if report(&run_all()) {
+        Ok(())
+    } else {
+        Err(CommandError::CheckFailed)
     }
 }
 

@@ -13,7 +13,11 @@
 //! streams through a reader thread and the buffer ring
 //! ([`crate::rtl::stream::LiveDongle`]): a lost stick is reopened by serial
 //! and the gap reported ([`Source::stats`]) without ending the stream.
+//! [`count_stream`] checks the test-mode counter of any source.
 
+pub use crate::cli::SourceArgs;
+use crate::cli::{DongleArgs, GainError, TuningArgs, parse_gain};
+use crate::rtl::counter::CounterCheck;
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::fake::FakeConfig;
 use crate::rtl::r82xx;
@@ -22,7 +26,6 @@ use crate::rtltcp::client::{Client, ClientError};
 use crate::rtltcp::protocol::Command;
 use std::fmt;
 use std::io::{Read, Write};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Bytes per buffer from a file or an rtl_tcp server (a dongle's buffers
@@ -33,32 +36,7 @@ pub const TCP_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long [`Source::next_buffer`] waits per poll of a dongle's ring.
 const POLL: Duration = Duration::from_millis(200);
 
-/// Where the samples come from (shared by `record`, `test-mode`, …).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct SourceArgs {
-    /// Dongle index (0, 1, …) or serial number.
-    #[arg(short = 'd', long = "device", default_value = "0")]
-    pub device: String,
-    /// Use the built-in emulator instead of a dongle:
-    /// `r820t|r828d[,file=PATH][,loop][,serial=S][,fast][,speed=N][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
-    #[arg(long, value_name = "SPEC")]
-    pub fake_device: Option<String>,
-    /// Write every USB control transfer to FILE (fakeusb.c's text format).
-    #[arg(long, value_name = "FILE")]
-    pub usb_trace: Option<PathBuf>,
-    /// Read from an rtl_tcp server (it is sent the rate, frequency, gain,
-    /// ppm and bias-tee commands).
-    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["fake_device", "ifile"])]
-    pub rtl_tcp: Option<String>,
-    /// Read a .cu8 recording (or - for standard input) instead of a receiver.
-    #[arg(long, value_name = "FILE.cu8", conflicts_with = "fake_device")]
-    pub ifile: Option<PathBuf>,
-    /// With --ifile: deliver at the sample rate instead of as fast as possible.
-    #[arg(long, requires = "ifile")]
-    pub throttle: bool,
-}
-
-impl SourceArgs {
+impl DongleArgs {
     /// The dongle selector for `--device`/`--fake-device`.
     pub fn selector(&self) -> Result<Selector, SourceError> {
         Ok(match &self.fake_device {
@@ -99,6 +77,24 @@ pub struct Tuning {
     pub bias_tee: bool,
     /// Stream the RTL2832U's 8-bit counter instead of samples.
     pub test_mode: bool,
+}
+
+impl Tuning {
+    /// The tuning `args` ask for at `freq` and `rate` (samples, not the
+    /// counter).
+    ///
+    /// # Errors
+    /// A gain that is neither `auto` nor dB.
+    pub fn from_args(args: &TuningArgs, freq: Option<u64>, rate: u32) -> Result<Tuning, GainError> {
+        Ok(Tuning {
+            freq,
+            rate,
+            gain: parse_gain(&args.gain)?,
+            ppm: args.ppm,
+            bias_tee: args.bias_tee,
+            test_mode: false,
+        })
+    }
 }
 
 /// Why a source could not open or read.
@@ -267,7 +263,7 @@ impl Source {
                 format!("file {}", path.display()),
             ));
         }
-        let (mut dev, selector) = args.open_device()?;
+        let (mut dev, selector) = args.dongle.open_device()?;
         tune_device(&mut dev, tuning).map_err(SourceError::Rtl)?;
         if !tuning.test_mode && !dev.pll_locked() {
             eprintln!("airwaves: warning: tuner PLL not locked");
@@ -394,6 +390,37 @@ impl Source {
     }
 }
 
+/// Check the counter in every buffer of `source` for `limit` (wall time),
+/// after discarding `warm_up` of data. The first buffer counted may start
+/// with a jump (stale FIFO): counting starts from its end. Returns the
+/// check and the seconds measured.
+pub fn count_stream(
+    source: &mut Source,
+    warm_up: Duration,
+    limit: Duration,
+) -> Result<(CounterCheck, f64), SourceError> {
+    let mut check = CounterCheck::default();
+    let t0 = Instant::now();
+    loop {
+        match source.next_buffer()? {
+            Some(first) if t0.elapsed() >= warm_up => {
+                check = CounterCheck::after(first.last().copied());
+                break;
+            }
+            Some(_) => {}
+            None => return Ok((check, 0.0)),
+        }
+    }
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        match source.next_buffer()? {
+            Some(buf) => check.feed(buf),
+            None => break,
+        }
+    }
+    Ok((check, start.elapsed().as_secs_f64()))
+}
+
 /// One line about an open dongle: serial, tuner, board, strings.
 pub fn describe(dev: &Device) -> String {
     let s = dev.strings();
@@ -414,7 +441,6 @@ pub fn describe(dev: &Device) -> String {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::rtl::cli::count_stream;
 
     fn tuning(rate: u32) -> Tuning {
         Tuning {
@@ -427,7 +453,7 @@ mod test {
         }
     }
 
-    fn temp_file(name: &str, data: &[u8]) -> PathBuf {
+    fn temp_file(name: &str, data: &[u8]) -> std::path::PathBuf {
         let p = std::env::temp_dir().join(format!("airwaves-src-{}-{name}", std::process::id()));
         std::fs::write(&p, data).unwrap();
         p
@@ -517,7 +543,10 @@ mod test {
     #[test]
     fn test_fake_dongle_counter_through_the_source() {
         let args = SourceArgs {
-            fake_device: Some("r820t,speed=10".into()),
+            dongle: DongleArgs {
+                fake_device: Some("r820t,speed=10".into()),
+                ..DongleArgs::default()
+            },
             ..SourceArgs::default()
         };
         let mut t = tuning(2_400_000);
@@ -534,7 +563,10 @@ mod test {
     #[test]
     fn test_bad_fake_spec_is_a_clear_error() {
         let args = SourceArgs {
-            fake_device: Some("r820t,speed=0".into()),
+            dongle: DongleArgs {
+                fake_device: Some("r820t,speed=0".into()),
+                ..DongleArgs::default()
+            },
             ..SourceArgs::default()
         };
         let e = Source::open(&args, &tuning(2_400_000)).err().unwrap();

@@ -27,6 +27,7 @@
 
 use crate::feed::sbs::write_sbs;
 use crate::feed::stats::{Counters, FrameSource};
+use crate::mode_s::{ConfigError, tracker_config};
 use airwaves_core::modes::cpr::{Position, distance_nm};
 use airwaves_core::modes::demod::Demodulator;
 use airwaves_core::modes::encode::{
@@ -86,18 +87,6 @@ pub struct PipelineConfig {
     pub clock: Clock,
 }
 
-/// Why a pipeline could not be built.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(pub String);
-
-impl std::fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 /// Encoded output waiting to be published.
 #[derive(Debug, Default)]
 pub struct Batches {
@@ -129,13 +118,13 @@ impl Pipeline {
     /// A sample rate the demodulator (or, with Mode A/C, the detector)
     /// does not support, or an invalid receiver location.
     pub fn new(config: PipelineConfig) -> Result<Pipeline, ConfigError> {
-        let demod = Demodulator::new(config.sample_rate).map_err(|e| ConfigError(e.to_string()))?;
+        let demod = Demodulator::new(config.sample_rate).map_err(ConfigError::Demod)?;
         let modeac = if config.modeac {
-            Some(ModeAcDetector::new(config.sample_rate).map_err(|e| ConfigError(e.to_string()))?)
+            Some(ModeAcDetector::new(config.sample_rate).map_err(ConfigError::ModeAc)?)
         } else {
             None
         };
-        let tracker_config = crate::decode::tracker_config(config.receiver).map_err(ConfigError)?;
+        let tracker_config = tracker_config(config.receiver)?;
         let (clock, start) = match config.clock {
             Clock::Samples { start_unix_ms } => (
                 receiver::Clock::Samples {
@@ -145,8 +134,8 @@ impl Pipeline {
             ),
             Clock::Wall => (receiver::Clock::Arrival, 0),
         };
-        let rx = Receiver::new(demod, modeac, tracker_config, clock)
-            .map_err(|e| ConfigError(e.to_string()))?;
+        let rx =
+            Receiver::new(demod, modeac, tracker_config, clock).map_err(ConfigError::Receiver)?;
         Ok(Pipeline {
             rx: Box::new(rx),
             out: Outputs {

@@ -6,7 +6,9 @@ use super::cpu;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
+use crate::cli::{LocationArgs, TuningArgs, parse_hz};
 use crate::demo::{DemoConfig, DemoSky};
+use crate::error::{AdsbError, CommandError};
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use crate::feed::metrics::write_metrics;
 use crate::feed::stats::StatsHistory;
@@ -17,8 +19,7 @@ use crate::net::connector::{
 use crate::net::fanout::Hub;
 use crate::net::http::serve_http;
 use crate::net::listener::{ListenerHandle, listen};
-use crate::ring;
-use crate::rtl::cli::{parse_gain, parse_hz};
+use crate::ring::{self, Consumer};
 use crate::source::{CHUNK, Source, SourceArgs, Tuning};
 use airwaves_core::modes::cpr::Position;
 use std::io::{IsTerminal, Write};
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Ring buffers between the source and decode threads (16 × 256 KiB ≈
@@ -68,25 +70,15 @@ pub struct AdsbArgs {
     /// Centre frequency, Hz.
     #[arg(long, default_value = "1090M", value_parser = parse_hz)]
     pub freq: u64,
-    /// Tuner gain in dB (nearest listed gain), or "auto".
-    #[arg(short = 'g', long, default_value = "auto")]
-    pub gain: String,
-    /// Frequency correction, ppm.
-    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
-    pub ppm: i32,
-    /// Turn the bias tee (antenna power) on.
-    #[arg(long)]
-    pub bias_tee: bool,
+    /// Gain, frequency correction and bias tee.
+    #[command(flatten)]
+    pub tuning: TuningArgs,
     /// Also decode Mode A/C replies.
     #[arg(long)]
     pub modeac: bool,
-    /// Receiver latitude, degrees north (with --lon): range rings,
-    /// distances, surface and single-frame positions.
-    #[arg(long, requires = "lon", allow_negative_numbers = true)]
-    pub lat: Option<f64>,
-    /// Receiver longitude, degrees east (with --lat).
-    #[arg(long, requires = "lat", allow_negative_numbers = true)]
-    pub lon: Option<f64>,
+    /// Where the receiver is.
+    #[command(flatten)]
+    pub location: LocationArgs,
     /// Turn on the network ports.
     #[arg(long)]
     pub net: bool,
@@ -178,75 +170,95 @@ impl Network {
     }
 }
 
-/// Run `airwaves adsb`.
+/// Run `airwaves adsb` in three steps: open the network side, open the
+/// input, then decode until the input ends, `--duration` passes or the
+/// process is killed.
 ///
 /// # Errors
-/// A message for the user: bad options, a source that cannot open, a port
+/// [`AdsbError`]: bad options, a source that cannot open or fails, a port
 /// that cannot be bound.
-pub fn run(args: &AdsbArgs) -> Result<(), String> {
-    let rate = u32::try_from(args.rate).map_err(|_| "sample rate out of range".to_string())?;
-    let receiver = match (args.lat, args.lon) {
-        (Some(lat), Some(lon)) => Some(Position::new(lat, lon)),
-        _ if args.demo => Some(DemoConfig::default().receiver),
-        _ => None,
-    };
-    let net_on = args.net || args.net_only || args.demo || !args.net_connector.is_empty();
-    let http_port = args
-        .http_port
-        .or(args.demo.then_some(8080))
-        .filter(|&p| p != 0);
-    if args.write_json_every.is_nan() || args.write_json_every <= 0.0 {
-        return Err("--write-json-every must be positive".into());
+pub fn run(args: &AdsbArgs) -> Result<(), CommandError> {
+    let settings = Settings::new(args)?;
+    let outputs = open_outputs(args, &settings)?;
+    let input = open_input_thread(args, &settings)?;
+    Feeder::new(args, &settings, outputs, input)
+        .run()
+        .map_err(CommandError::from)
+}
+
+/// What the arguments come to, worked out once.
+struct Settings {
+    /// Sample rate, Hz.
+    rate: u32,
+    /// The receiver's location (the demo's default with `--demo`).
+    receiver: Option<Position>,
+    /// Network ports and connectors wanted.
+    net_on: bool,
+    /// The HTTP port, if any.
+    http_port: Option<u16>,
+    /// A file read as fast as possible: nothing may be dropped, and the
+    /// tracker runs on sample time.
+    lossless: bool,
+    /// Wall-clock time at start, unix ms.
+    start_unix_ms: u64,
+}
+
+impl Settings {
+    fn new(args: &AdsbArgs) -> Result<Settings, AdsbError> {
+        let rate = u32::try_from(args.rate).map_err(|_| AdsbError::SampleRate)?;
+        let receiver = args
+            .location
+            .position()
+            .or_else(|| args.demo.then(|| DemoConfig::default().receiver));
+        let net_on = args.net || args.net_only || args.demo || !args.net_connector.is_empty();
+        let http_port = args
+            .http_port
+            .or(args.demo.then_some(8080))
+            .filter(|&p| p != 0);
+        if args.write_json_every.is_nan() || args.write_json_every <= 0.0 {
+            return Err(AdsbError::WriteJsonEvery);
+        }
+        Ok(Settings {
+            rate,
+            receiver,
+            net_on,
+            http_port,
+            lossless: args.source.ifile.is_some() && !args.source.throttle,
+            start_unix_ms: unix_ms(),
+        })
     }
-    let lossless = args.source.ifile.is_some() && !args.source.throttle;
-    let start_unix_ms = unix_ms();
-    let clock = if lossless {
-        Clock::Samples { start_unix_ms }
+}
+
+/// The output side: network ports, the decode pipeline, the HTTP site.
+struct Outputs {
+    net: Network,
+    pipeline: Pipeline,
+    site: FeederSite,
+    _http: Option<ListenerHandle>,
+}
+
+/// Step one: bind the ports, start the connectors, build the pipeline and
+/// serve the site; with a file, give the connectors a chance to be up
+/// before reading.
+fn open_outputs(args: &AdsbArgs, settings: &Settings) -> Result<Outputs, AdsbError> {
+    let net = open_network(args, settings.net_on)?;
+    let clock = if settings.lossless {
+        Clock::Samples {
+            start_unix_ms: settings.start_unix_ms,
+        }
     } else {
         Clock::Wall
     };
-
-    let mut net = open_network(args, net_on)?;
     let mut pipeline = Pipeline::new(PipelineConfig {
-        sample_rate: rate,
+        sample_rate: settings.rate,
         modeac: args.modeac,
-        receiver,
+        receiver: settings.receiver,
         outputs: net.outputs(),
         clock,
     })
-    .map_err(|e| format!("airwaves adsb: {e}"))?;
-
+    .map_err(AdsbError::Config)?;
     let site = FeederSite::new();
-    let _http = match http_port {
-        Some(port) => {
-            let addr = SocketAddr::new(args.net_bind_address, port);
-            let h = match serve_http(addr, Arc::new(site.clone())) {
-                Ok(h) => h,
-                // The demo's default port taken (another feeder's map?):
-                // any free port will do.
-                Err(e) if args.demo && args.http_port.is_none() => {
-                    eprintln!("airwaves adsb: HTTP port {addr}: {e}; using a free port");
-                    serve_http(
-                        SocketAddr::new(args.net_bind_address, 0),
-                        Arc::new(site.clone()),
-                    )
-                    .map_err(|e| format!("airwaves adsb: HTTP: {e}"))?
-                }
-                Err(e) => {
-                    return Err(format!(
-                        "airwaves adsb: HTTP port {addr}: {e} (change it with --http-port; 0 turns it off)"
-                    ));
-                }
-            };
-            if !args.quiet {
-                eprintln!("airwaves adsb: web map on http://{}/", h.local_addr());
-            }
-            Some(h)
-        }
-        None => None,
-    };
-
-    // With a file, give the connectors a chance to be up before reading.
+    let http = open_http(args, settings.http_port, &site)?;
     if args.source.ifile.is_some() && !net.connectors.is_empty() {
         let deadline = Instant::now() + CONNECTOR_WAIT;
         for c in &net.connectors {
@@ -254,170 +266,307 @@ pub fn run(args: &AdsbArgs) -> Result<(), String> {
             c.wait_connected(left);
         }
     }
-
     // Format what the clients connected by now want.
     pipeline.set_outputs(net.outputs());
+    Ok(Outputs {
+        net,
+        pipeline,
+        site,
+        _http: http,
+    })
+}
+
+/// Serve the web map, JSON and metrics on `port` (the demo falls back to a
+/// free port when its default is taken).
+fn open_http(
+    args: &AdsbArgs,
+    port: Option<u16>,
+    site: &FeederSite,
+) -> Result<Option<ListenerHandle>, AdsbError> {
+    let Some(port) = port else {
+        return Ok(None);
+    };
+    let addr = SocketAddr::new(args.net_bind_address, port);
+    let h = match serve_http(addr, Arc::new(site.clone())) {
+        Ok(h) => h,
+        // The demo's default port taken (another feeder's map?): any free
+        // port will do.
+        Err(e) if args.demo && args.http_port.is_none() => {
+            eprintln!("airwaves adsb: HTTP port {addr}: {e}; using a free port");
+            serve_http(
+                SocketAddr::new(args.net_bind_address, 0),
+                Arc::new(site.clone()),
+            )
+            .map_err(AdsbError::Http)?
+        }
+        Err(source) => return Err(AdsbError::HttpPort { addr, source }),
+    };
+    if !args.quiet {
+        eprintln!("airwaves adsb: web map on http://{}/", h.local_addr());
+    }
+    Ok(Some(h))
+}
+
+/// The input side: the ring from the source thread, and the thread.
+struct InputThread {
+    consumer: Consumer,
+    shared: Arc<Shared>,
+    /// `None` with `--net-only`, and once joined.
+    thread: Option<JoinHandle<End>>,
+}
+
+/// Step two: open the source (none with `--net-only`) and start its
+/// thread, which fills the ring.
+fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread, AdsbError> {
     let shared = Arc::new(Shared::default());
-    let (producer, mut consumer) =
-        ring::ring(RING_BUFFERS, CHUNK).map_err(|e| format!("airwaves adsb: {e}"))?;
-    let source_thread = if args.net_only {
+    let (producer, consumer) = ring::ring(RING_BUFFERS, CHUNK).map_err(AdsbError::Ring)?;
+    let thread = if args.net_only {
         drop(producer);
         None
     } else {
-        let input = open_input(args, rate, receiver, start_unix_ms, lossless)?;
+        let input = open_input(
+            args,
+            settings.rate,
+            settings.receiver,
+            settings.start_unix_ms,
+            settings.lossless,
+        )?;
         Some(
             feed_source::spawn(input, producer, shared.clone(), args.quiet)
-                .map_err(|e| format!("airwaves adsb: cannot start the source thread: {e}"))?,
+                .map_err(AdsbError::SourceThread)?,
         )
     };
+    Ok(InputThread {
+        consumer,
+        shared,
+        thread,
+    })
+}
 
-    let receiver_info = ReceiverInfo {
-        version: VERSION,
-        refresh_ms: 1000,
-        history: 0,
-        position: receiver,
-        tiles: args.tiles.clone(),
-    };
-    let mut receiver_json = String::new();
-    write_receiver_json(&receiver_info, &mut receiver_json);
-    pipeline.advance_wall_clock(start_unix_ms);
-    let mut ticker = Ticker {
-        history: StatsHistory::new(start_unix_ms, *pipeline.counters()),
-        receiver_json: Arc::from(receiver_json.into_bytes()),
-        receiver,
-        shared: shared.clone(),
-    };
+/// Step three: the decode loop and what it keeps between turns.
+struct Feeder<'a> {
+    args: &'a AdsbArgs,
+    lossless: bool,
+    outputs: Outputs,
+    input: InputThread,
+    ticker: Ticker,
+    console: Console,
+    started: Instant,
+    /// How long to wait for I/Q per turn.
+    iq_wait: Duration,
+    source_done: bool,
+    exit_error: Option<AdsbError>,
+    last_json_write: Option<Instant>,
+    json_error_shown: bool,
+}
 
-    // Valid (empty) documents from the first request on.
-    site.publish(ticker.snapshot(&mut pipeline, &net, 0));
-    let started = Instant::now();
-    let mut console = Console {
-        quiet: args.quiet,
-        interactive: args.interactive,
-        tty: std::io::stderr().is_terminal(),
-        progress: lossless.then(|| {
-            let total_bytes = args
-                .source
-                .ifile
-                .as_deref()
-                .filter(|p| p.as_os_str() != "-")
-                .and_then(|p| std::fs::metadata(p).ok())
-                .map(|m| m.len());
-            (total_bytes, rate)
-        }),
-        last: Instant::now(),
-        frames_at_last: 0,
-        text: String::new(),
-    };
-    let mut last_tick = Instant::now();
-    let mut last_json_write: Option<Instant> = None;
-    let mut json_error_shown = false;
-    let mut source_thread = source_thread;
-    let mut source_done = source_thread.is_none();
-    let mut exit_error = None;
-    // I/Q waits briefly when Beast input must also be served.
-    let iq_wait = Duration::from_millis(if net.beast_rx.is_some() { 20 } else { 200 });
+impl<'a> Feeder<'a> {
+    /// Publish valid (empty) documents and set up the console.
+    fn new(
+        args: &'a AdsbArgs,
+        settings: &Settings,
+        mut outputs: Outputs,
+        input: InputThread,
+    ) -> Feeder<'a> {
+        let receiver_info = ReceiverInfo {
+            version: VERSION,
+            refresh_ms: 1000,
+            history: 0,
+            position: settings.receiver,
+            tiles: args.tiles.clone(),
+        };
+        let mut receiver_json = String::new();
+        write_receiver_json(&receiver_info, &mut receiver_json);
+        let pipeline = &mut outputs.pipeline;
+        pipeline.advance_wall_clock(settings.start_unix_ms);
+        let mut ticker = Ticker {
+            history: StatsHistory::new(settings.start_unix_ms, *pipeline.counters()),
+            receiver_json: Arc::from(receiver_json.into_bytes()),
+            receiver: settings.receiver,
+            shared: input.shared.clone(),
+        };
+        // Valid (empty) documents from the first request on.
+        outputs
+            .site
+            .publish(ticker.snapshot(&mut outputs.pipeline, &outputs.net, 0));
+        let started = Instant::now();
+        let console = Console {
+            quiet: args.quiet,
+            interactive: args.interactive,
+            tty: std::io::stderr().is_terminal(),
+            progress: settings.lossless.then(|| {
+                let total_bytes = args
+                    .source
+                    .ifile
+                    .as_deref()
+                    .filter(|p| p.as_os_str() != "-")
+                    .and_then(|p| std::fs::metadata(p).ok())
+                    .map(|m| m.len());
+                (total_bytes, settings.rate)
+            }),
+            last: Instant::now(),
+            frames_at_last: 0,
+            text: String::new(),
+        };
+        // I/Q waits briefly when Beast input must also be served.
+        let iq_wait = Duration::from_millis(if outputs.net.beast_rx.is_some() {
+            20
+        } else {
+            200
+        });
+        Feeder {
+            args,
+            lossless: settings.lossless,
+            source_done: input.thread.is_none(),
+            outputs,
+            input,
+            ticker,
+            console,
+            started,
+            iq_wait,
+            exit_error: None,
+            last_json_write: None,
+            json_error_shown: false,
+        }
+    }
 
-    loop {
-        if !source_done {
-            match consumer.pop_timeout(iq_wait) {
-                Ok(buf) => {
-                    pipeline.set_outputs(net.outputs());
-                    pipeline.process_iq(&buf, unix_ms());
-                }
-                Err(ring::PopError::Timeout) => {}
-                Err(_) => {
-                    // The source thread has ended: flush the demodulator.
-                    source_done = true;
-                    pipeline.finish();
-                    if let Some(h) = source_thread.take() {
-                        match h.join() {
-                            Ok(End::Finished) => {}
-                            Ok(End::Failed(e)) => {
-                                let msg = format!("airwaves adsb: source: {e}");
-                                if net.beast_rx.is_some() && args.source.ifile.is_none() {
-                                    eprintln!("{msg}; serving network input only");
-                                } else {
-                                    exit_error = Some(msg);
-                                }
-                            }
-                            Err(_) => {
-                                exit_error = Some("airwaves adsb: source thread panicked".into());
+    /// Decode until the input ends or time is up, then let clients read
+    /// what was published.
+    fn run(mut self) -> Result<(), AdsbError> {
+        let mut last_tick = Instant::now();
+        loop {
+            if !self.source_done {
+                self.take_iq();
+            }
+            self.take_beast();
+            publish(&mut self.outputs.pipeline, &self.outputs.net, self.lossless);
+            // A file ends the run; a live source that failed leaves
+            // network input (if any) to serve.
+            let finished = self.source_done
+                && (self.args.source.ifile.is_some()
+                    || self.outputs.net.beast_rx.is_none()
+                    || self.exit_error.is_some());
+            let out_of_time = self
+                .args
+                .duration
+                .is_some_and(|d| self.started.elapsed().as_secs_f64() >= d);
+            if last_tick.elapsed() < Duration::from_secs(1) && !finished && !out_of_time {
+                continue;
+            }
+            last_tick = Instant::now();
+            self.tick(finished, out_of_time);
+            if finished || out_of_time {
+                break;
+            }
+        }
+        self.shut_down()
+    }
+
+    /// Decode the next buffer of I/Q, or notice that the source ended.
+    fn take_iq(&mut self) {
+        let pipeline = &mut self.outputs.pipeline;
+        match self.input.consumer.pop_timeout(self.iq_wait) {
+            Ok(buf) => {
+                pipeline.set_outputs(self.outputs.net.outputs());
+                pipeline.process_iq(&buf, unix_ms());
+            }
+            Err(ring::PopError::Timeout) => {}
+            Err(_) => {
+                // The source thread has ended: flush the demodulator.
+                self.source_done = true;
+                pipeline.finish();
+                if let Some(h) = self.input.thread.take() {
+                    match h.join() {
+                        Ok(End::Finished) => {}
+                        Ok(End::Failed(e)) => {
+                            let e = AdsbError::Source(e);
+                            if self.outputs.net.beast_rx.is_some()
+                                && self.args.source.ifile.is_none()
+                            {
+                                eprintln!("{}; serving network input only", e.message());
+                            } else {
+                                self.exit_error = Some(e);
                             }
                         }
+                        Err(_) => self.exit_error = Some(AdsbError::SourcePanicked),
                     }
                 }
             }
         }
-        if let Some(rx) = &net.beast_rx {
-            // Without I/Q, wait on the network instead.
-            let first = if source_done {
-                rx.recv_timeout(Duration::from_millis(100)).ok()
-            } else {
-                rx.try_recv().ok()
-            };
-            if let Some(f) = first {
-                pipeline.set_outputs(net.outputs());
+    }
+
+    /// Decode the Beast input waiting (without I/Q, wait for some).
+    fn take_beast(&mut self) {
+        let Some(rx) = &self.outputs.net.beast_rx else {
+            return;
+        };
+        let first = if self.source_done {
+            rx.recv_timeout(Duration::from_millis(100)).ok()
+        } else {
+            rx.try_recv().ok()
+        };
+        if let Some(f) = first {
+            let pipeline = &mut self.outputs.pipeline;
+            pipeline.set_outputs(self.outputs.net.outputs());
+            pipeline.process_remote(&f.message, unix_ms());
+            for f in rx.try_iter().take(BEAST_IN_QUEUE) {
                 pipeline.process_remote(&f.message, unix_ms());
-                for f in rx.try_iter().take(BEAST_IN_QUEUE) {
-                    pipeline.process_remote(&f.message, unix_ms());
-                }
             }
         }
-        publish(&mut pipeline, &net, lossless);
+    }
 
-        // A file ends the run; a live source that failed leaves network
-        // input (if any) to serve.
-        let finished = source_done
-            && (args.source.ifile.is_some() || net.beast_rx.is_none() || exit_error.is_some());
-        let out_of_time = args
-            .duration
-            .is_some_and(|d| started.elapsed().as_secs_f64() >= d);
-        if last_tick.elapsed() < Duration::from_secs(1) && !finished && !out_of_time {
-            continue;
-        }
-        last_tick = Instant::now();
-        let dropped = consumer.stats().bytes_dropped / 2;
-        let snap = ticker.snapshot(&mut pipeline, &net, dropped);
-        if let Some(dir) = &args.write_json {
-            let due =
-                last_json_write.is_none_or(|t| t.elapsed().as_secs_f64() >= args.write_json_every);
+    /// The once-a-second work: snapshot, `--write-json`, site, console.
+    fn tick(&mut self, finished: bool, out_of_time: bool) {
+        let dropped = self.input.consumer.stats().bytes_dropped / 2;
+        let out = &mut self.outputs;
+        let snap = self.ticker.snapshot(&mut out.pipeline, &out.net, dropped);
+        if let Some(dir) = &self.args.write_json {
+            let due = self
+                .last_json_write
+                .is_none_or(|t| t.elapsed().as_secs_f64() >= self.args.write_json_every);
             if due || finished || out_of_time {
-                last_json_write = Some(Instant::now());
+                self.last_json_write = Some(Instant::now());
                 match write_json_dir(dir, &snap) {
-                    Err(e) if !json_error_shown => {
+                    Err(e) if !self.json_error_shown => {
                         eprintln!(
                             "airwaves adsb: --write-json {}: {e} (still serving)",
                             dir.display()
                         );
-                        json_error_shown = true;
+                        self.json_error_shown = true;
                     }
                     Err(_) => {}
-                    Ok(()) => json_error_shown = false,
+                    Ok(()) => self.json_error_shown = false,
                 }
             }
         }
-        site.publish(snap);
-        console.tick(&pipeline, &net, &shared, started, finished);
-        if finished || out_of_time {
-            break;
+        out.site.publish(snap);
+        self.console.tick(
+            &out.pipeline,
+            &out.net,
+            &self.input.shared,
+            self.started,
+            finished,
+        );
+    }
+
+    /// Stop the source, drain the output to clients, close the connectors.
+    fn shut_down(mut self) -> Result<(), AdsbError> {
+        self.console.end();
+        self.input.shared.stop.store(true, Ordering::Relaxed);
+        drop(self.input.consumer);
+        // Let clients read what was published.
+        let deadline = Instant::now() + DRAIN;
+        for h in self.outputs.net.hubs() {
+            h.flush(deadline.saturating_duration_since(Instant::now()));
         }
-    }
-    console.end();
-    shared.stop.store(true, Ordering::Relaxed);
-    drop(consumer);
-    // Let clients read what was published.
-    let deadline = Instant::now() + DRAIN;
-    for h in net.hubs() {
-        h.flush(deadline.saturating_duration_since(Instant::now()));
-    }
-    net.connectors.clear();
-    if let Some(h) = source_thread.take() {
-        let _ = h.join();
-    }
-    match exit_error {
-        Some(e) => Err(e),
-        None => Ok(()),
+        self.outputs.net.connectors.clear();
+        if let Some(h) = self.input.thread.take() {
+            let _ = h.join();
+        }
+        match self.exit_error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -579,7 +728,7 @@ fn publish(pipeline: &mut Pipeline, net: &Network, lossless: bool) {
 }
 
 /// Bind the enabled ports and start the connectors.
-fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
+fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbError> {
     let mut net = Network {
         hubs: None,
         _listeners: Vec::new(),
@@ -595,15 +744,18 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
         .iter()
         .map(|s| {
             s.parse::<ConnectorSpec>()
-                .map_err(|e| format!("airwaves adsb: --net-connector {s}: {e}"))
+                .map_err(|source| AdsbError::ConnectorSpec {
+                    spec: s.clone(),
+                    source,
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let bind = |port: u16| SocketAddr::new(args.net_bind_address, port);
-    let bind_err = |what: &str, flag: &str, port: u16, e: std::io::Error| {
-        format!(
-            "airwaves adsb: {what} port {}: {e} (change it with --net-{flag}-port; 0 turns it off)",
-            bind(port)
-        )
+    let bind_err = |what, flag, port, source| AdsbError::Port {
+        what,
+        flag,
+        addr: bind(port),
+        source,
     };
     let hubs = OutputHubs {
         raw: Hub::new("raw-out", CLIENT_BUFFER),
@@ -624,9 +776,10 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
                     net._listeners.push(l);
                 }
                 // The demo goes on without a port another feeder holds.
-                Err(e) if args.demo => {
-                    eprintln!("{}; going on without it", bind_err(what, flag, port, e))
-                }
+                Err(e) if args.demo => eprintln!(
+                    "{}; going on without it",
+                    bind_err(what, flag, port, e).message()
+                ),
                 Err(e) => return Err(bind_err(what, flag, port, e)),
             }
         }
@@ -655,7 +808,7 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
             Err(e) if args.demo => {
                 eprintln!(
                     "{}; going on without it",
-                    bind_err("Beast input", "bi", port, e)
+                    bind_err("Beast input", "bi", port, e).message()
                 );
             }
             Err(e) => return Err(bind_err("Beast input", "bi", port, e)),
@@ -663,7 +816,7 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, String> {
     }
     for spec in specs {
         let c = spawn_connector(spec.clone(), &hubs, &sink)
-            .map_err(|e| format!("airwaves adsb: --net-connector {spec}: {e}"))?;
+            .map_err(|source| AdsbError::Connector { spec, source })?;
         net.connectors.push(c);
     }
     net.hubs = Some(hubs);
@@ -677,7 +830,7 @@ fn open_input(
     receiver: Option<Position>,
     start_unix_ms: u64,
     lossless: bool,
-) -> Result<Input, String> {
+) -> Result<Input, AdsbError> {
     if args.demo {
         let config = DemoConfig {
             receiver: receiver.unwrap_or(DemoConfig::default().receiver),
@@ -686,8 +839,7 @@ fn open_input(
             seed: args.demo_seed,
             ..DemoConfig::default()
         };
-        let sky = DemoSky::new(&config, start_unix_ms)
-            .map_err(|e| format!("airwaves adsb --demo: {e}"))?;
+        let sky = DemoSky::new(&config, start_unix_ms).map_err(AdsbError::Demo)?;
         if !args.quiet {
             eprintln!(
                 "airwaves adsb: simulated sky, {} aircraft around {:.4}, {:.4}",
@@ -699,24 +851,10 @@ fn open_input(
             sample_rate: f64::from(rate),
         });
     }
-    let gain = parse_gain(&args.gain)?;
-    let tuning = Tuning {
-        freq: Some(args.freq),
-        rate,
-        gain,
-        ppm: args.ppm,
-        bias_tee: args.bias_tee,
-        test_mode: false,
-    };
-    let source = Source::open(&args.source, &tuning).map_err(|e| {
-        if args.source.ifile.is_none() && args.source.rtl_tcp.is_none() {
-            format!(
-                "airwaves adsb: {e}\n(no dongle? `airwaves adsb --demo` runs a simulated sky; \
-                 --ifile FILE.cu8 decodes a recording; --rtl-tcp HOST:PORT reads a server)"
-            )
-        } else {
-            format!("airwaves adsb: {e}")
-        }
+    let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate).map_err(AdsbError::Gain)?;
+    let source = Source::open(&args.source, &tuning).map_err(|source| AdsbError::Open {
+        source,
+        hint: args.source.ifile.is_none() && args.source.rtl_tcp.is_none(),
     })?;
     if !args.quiet {
         eprintln!("airwaves adsb: reading {}", source.description());

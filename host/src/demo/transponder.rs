@@ -49,7 +49,7 @@ use airwaves_core::modes::frame::{
 };
 
 use super::sky::{Flight, Sky, advance, bearing_distance, wrap360};
-use crate::scene::{Rng, df17, df17_position, df17_velocity, emit};
+use crate::sim::scene::{Rng, df17, df17_position, df17_velocity, emit};
 
 /// Nanoseconds per second.
 const NS: f64 = 1e9;

@@ -1,7 +1,6 @@
 //! Command-line options of `airwaves fm`, `airwaves am` and `airwaves nfm`.
 
-use crate::rtl::cli::{parse_gain, parse_hz};
-use crate::source::SourceArgs;
+use crate::cli::{Gain, SourceArgs, parse_gain_arg, parse_hz, parse_offset, parse_rate};
 use std::path::PathBuf;
 
 /// Where the audio goes (`--out`).
@@ -26,33 +25,6 @@ pub fn parse_output(s: &str) -> Result<Output, String> {
             "{f:?}: use play (sound card), - (raw s16le on stdout) or FILE.wav"
         )),
     }
-}
-
-/// Tuner gain: `auto` or dB.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Gain(pub Option<i32>);
-
-fn parse_gain_arg(s: &str) -> Result<Gain, String> {
-    parse_gain(s).map(Gain)
-}
-
-/// Parse a signed frequency offset: `-250k`, `30000`, `+0.1M`.
-pub fn parse_offset(s: &str) -> Result<f64, String> {
-    let (neg, rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let hz = parse_hz(rest)? as f64;
-    Ok(if neg { -hz } else { hz })
-}
-
-fn parse_rate(s: &str) -> Result<u32, String> {
-    let hz = parse_hz(s)?;
-    u32::try_from(hz)
-        .ok()
-        .filter(|&r| r > 0)
-        .ok_or_else(|| format!("rate {s:?} out of range"))
 }
 
 /// Options shared by every receiver command.
@@ -147,13 +119,5 @@ mod test {
         assert_eq!(parse_output("-"), Ok(Output::Stdout));
         assert_eq!(parse_output("a/b.WAV"), Ok(Output::Wav("a/b.WAV".into())));
         assert!(parse_output("out.mp3").unwrap_err().contains("FILE.wav"));
-    }
-
-    #[test]
-    fn test_parse_offset() {
-        assert_eq!(parse_offset("-250k"), Ok(-250e3));
-        assert_eq!(parse_offset("+0.1M"), Ok(100e3));
-        assert_eq!(parse_offset("30000"), Ok(30e3));
-        assert!(parse_offset("-x").is_err());
     }
 }

@@ -38,6 +38,7 @@ pub mod wav;
 pub use args::{AmArgs, FmArgs, NfmArgs, ReceiverArgs};
 pub use pipeline::RadioError;
 
+use crate::error::CommandError;
 use crate::source::Tuning;
 use demod::{ConfigError, Demodulator, FmOptions, FmReceiver};
 use narrow::{NarrowMode, NarrowOptions, NarrowReceiver};
@@ -97,11 +98,22 @@ fn plan(
     }
 }
 
+impl From<RadioError> for CommandError {
+    fn from(e: RadioError) -> Self {
+        CommandError::Radio(Box::new(e))
+    }
+}
+
 /// `airwaves fm`.
 ///
 /// # Errors
-/// [`RadioError`] for bad options, no sound card, or a failing source.
-pub fn run_fm(args: &FmArgs) -> Result<(), RadioError> {
+/// [`CommandError::Radio`] for bad options, no sound card, or a failing
+/// source.
+pub fn run_fm(args: &FmArgs) -> Result<(), CommandError> {
+    Ok(fm(args)?)
+}
+
+fn fm(args: &FmArgs) -> Result<(), RadioError> {
     let rate = args.rx.rate.unwrap_or(FM_RATE);
     if rate != FM_RATE {
         return Err(ConfigError(format!(
@@ -119,7 +131,7 @@ pub fn run_fm(args: &FmArgs) -> Result<(), RadioError> {
     pipeline::run(plan("fm", &args.rx, tuning, Box::new(demod)))
 }
 
-fn run_narrow(name: &'static str, rx: &ReceiverArgs, mode: NarrowMode) -> Result<(), RadioError> {
+fn narrow(name: &'static str, rx: &ReceiverArgs, mode: NarrowMode) -> Result<(), RadioError> {
     let rate = rx.rate.unwrap_or(NARROW_RATE);
     let (offset, tuning) = tuning(rx, rate, NARROW_LIVE_OFFSET_HZ)?;
     let demod = NarrowReceiver::new(&NarrowOptions {
@@ -133,20 +145,22 @@ fn run_narrow(name: &'static str, rx: &ReceiverArgs, mode: NarrowMode) -> Result
 /// `airwaves am`.
 ///
 /// # Errors
-/// [`RadioError`] for bad options, no sound card, or a failing source.
-pub fn run_am(args: &AmArgs) -> Result<(), RadioError> {
+/// [`CommandError::Radio`] for bad options, no sound card, or a failing
+/// source.
+pub fn run_am(args: &AmArgs) -> Result<(), CommandError> {
     let mode = if args.sync {
         NarrowMode::SyncAm
     } else {
         NarrowMode::Am
     };
-    run_narrow("am", &args.rx, mode)
+    Ok(narrow("am", &args.rx, mode)?)
 }
 
 /// `airwaves nfm`.
 ///
 /// # Errors
-/// [`RadioError`] for bad options, no sound card, or a failing source.
-pub fn run_nfm(args: &NfmArgs) -> Result<(), RadioError> {
-    run_narrow("nfm", &args.rx, NarrowMode::Nfm)
+/// [`CommandError::Radio`] for bad options, no sound card, or a failing
+/// source.
+pub fn run_nfm(args: &NfmArgs) -> Result<(), CommandError> {
+    Ok(narrow("nfm", &args.rx, NarrowMode::Nfm)?)
 }

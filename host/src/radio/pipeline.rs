@@ -410,7 +410,7 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
 
 /// `--fake-device …,file=…` without `loop`.
 fn emulated_recording(args: &SourceArgs) -> bool {
-    args.fake_device.as_deref().is_some_and(|spec| {
+    args.dongle.fake_device.as_deref().is_some_and(|spec| {
         let parts: Vec<&str> = spec.split(',').collect();
         parts.iter().any(|p| p.starts_with("file=")) && !parts.contains(&"loop")
     })
@@ -461,9 +461,9 @@ mod test {
     fn test_emulated_recording() {
         let mut a = SourceArgs::default();
         assert!(!emulated_recording(&a));
-        a.fake_device = Some("r820t,file=x.cu8".into());
+        a.dongle.fake_device = Some("r820t,file=x.cu8".into());
         assert!(emulated_recording(&a));
-        a.fake_device = Some("r820t,file=x.cu8,loop".into());
+        a.dongle.fake_device = Some("r820t,file=x.cu8,loop".into());
         assert!(!emulated_recording(&a));
     }
 }

@@ -12,18 +12,18 @@
 //! - [`device`]: the public API ([`device::Device`]);
 //! - [`reopen`]: reopen a lost dongle by serial with backoff;
 //! - [`stream`]: a reader thread per dongle feeding the buffer ring;
-//! - [`serve`]: a dongle as an rtl_tcp [`crate::rtltcp::device::Control`]
-//!   and [`crate::rtltcp::device::SampleSource`];
-//! - [`cli`]: the `devices`, `record` and `test-mode` commands.
+//! - [`counter`]: the test-mode counter check.
+//!
+//! The driver is the bottom layer: it knows nothing of the sources, the
+//! rtl_tcp server or the commands built on it.
 
-pub mod cli;
+pub mod counter;
 pub mod device;
 pub mod fake;
 pub mod r82xx;
 pub mod regs;
 pub mod reopen;
 pub mod rtl2832u;
-pub mod serve;
 pub mod stream;
 pub mod trace;
 pub mod usb;

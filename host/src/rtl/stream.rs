@@ -410,7 +410,7 @@ impl LiveDongle {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::rtl::cli::CounterCheck;
+    use crate::rtl::counter::CounterCheck;
     use crate::rtl::fake::{FakeConfig, FakeRtl, SharedFake};
 
     /// Open the emulator `spec` through a handle the test keeps, at 2.4 MS/s

@@ -4,8 +4,8 @@
 //! Two halves, so that commands (one thread) and streaming (another) never
 //! wait for each other. Implemented by [`super::file::FileControl`] /
 //! [`super::file::FileSource`] (a `.cu8` recording) and, for a dongle or the
-//! emulator, by [`crate::rtl::serve::DongleControl`] /
-//! [`crate::rtl::serve::DongleSource`].
+//! emulator, by [`super::serve::DongleControl`] /
+//! [`super::serve::DongleSource`].
 
 use super::protocol::{Command, DirectSampling, Header};
 use std::fmt;

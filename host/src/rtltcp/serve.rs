@@ -6,14 +6,12 @@
 //! pulls buffers from its stream. The source holds the lock only while it
 //! waits at most [`POLL`] for a buffer, so a command waits no longer.
 
-use super::TunerKind;
-use super::stream::LiveDongle;
-use super::{Error, Result};
-use crate::rtl::r82xx;
+use super::device::{Control, SampleSource};
+use super::protocol::{DirectSampling, Header, TunerType};
 use crate::rtl::rtl2832u::XTAL_HZ;
+use crate::rtl::stream::LiveDongle;
 use crate::rtl::usb::UsbError;
-use crate::rtltcp::device::{Control, SampleSource};
-use crate::rtltcp::protocol::{DirectSampling, Header, TunerType};
+use crate::rtl::{Error, Result, TunerKind, r82xx};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -64,7 +62,10 @@ pub struct DongleControl {
 }
 
 impl DongleControl {
-    fn with<T>(&mut self, f: impl FnOnce(&mut super::device::Device) -> Result<T>) -> Result<T> {
+    fn with<T>(
+        &mut self,
+        f: impl FnOnce(&mut crate::rtl::device::Device) -> Result<T>,
+    ) -> Result<T> {
         let mut live = lock(&self.shared);
         match live.device() {
             Some(dev) => f(dev),
@@ -76,12 +77,12 @@ impl DongleControl {
     }
 
     /// The device's settings now (for the server's closing report).
-    pub fn settings(&mut self) -> Option<super::device::Settings> {
+    pub fn settings(&mut self) -> Option<crate::rtl::device::Settings> {
         lock(&self.shared).device().map(|d| d.settings())
     }
 
     /// Streaming counters of the dongle.
-    pub fn stats(&self) -> super::stream::LiveStats {
+    pub fn stats(&self) -> crate::rtl::stream::LiveStats {
         lock(&self.shared).stats()
     }
 }
@@ -206,7 +207,7 @@ impl SampleSource for DongleSource {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::rtl::cli::CounterCheck;
+    use crate::rtl::counter::CounterCheck;
     use crate::rtl::device::{Device, Selector};
     use crate::rtl::fake::FakeConfig;
     use crate::rtl::r82xx::Gain;

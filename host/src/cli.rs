@@ -1,0 +1,190 @@
+//! Command-line pieces shared by the commands: where the samples come
+//! from ([`SourceArgs`], flattened into every command that reads a
+//! source) and the frequency, rate, offset and gain parsers.
+
+use airwaves_core::modes::cpr::Position;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Parse "1090000000", "1090M", "2.4M", "100k" into Hz.
+pub fn parse_hz(s: &str) -> Result<u64, String> {
+    let (num, mult) = match s.chars().last() {
+        Some('k' | 'K') => (&s[..s.len() - 1], 1e3),
+        Some('M') => (&s[..s.len() - 1], 1e6),
+        Some('G') => (&s[..s.len() - 1], 1e9),
+        _ => (s, 1.0),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a frequency (e.g. 1090000000 or 1090M)"))?;
+    let hz = (v * mult).round();
+    if !(0.0..=1e12).contains(&hz) {
+        return Err(format!("{s:?} is out of range"));
+    }
+    Ok(hz as u64)
+}
+
+/// A gain argument that is neither `auto` nor a usable number of dB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GainError {
+    /// Not a number (the argument as given).
+    NotDb(String),
+    /// A number outside -10 ..= 100 dB (the argument as given).
+    OutOfRange(String),
+}
+
+impl fmt::Display for GainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GainError::NotDb(s) => write!(f, "gain {s:?}: use dB (e.g. 49.6) or auto"),
+            GainError::OutOfRange(s) => write!(f, "gain {s:?} dB out of range"),
+        }
+    }
+}
+
+impl std::error::Error for GainError {}
+
+/// Parse a gain argument: "auto" or dB (e.g. 49.6) into tenths of a dB.
+pub fn parse_gain(s: &str) -> Result<Option<i32>, GainError> {
+    if s == "auto" {
+        return Ok(None);
+    }
+    let db: f64 = s.parse().map_err(|_| GainError::NotDb(s.to_string()))?;
+    if !(-10.0..=100.0).contains(&db) {
+        return Err(GainError::OutOfRange(s.to_string()));
+    }
+    Ok(Some((db * 10.0).round() as i32))
+}
+
+/// Which dongle: a real one by index or serial, or the emulator (shared
+/// by every command that reads a source, and by `rtl-tcp`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct DongleArgs {
+    /// Dongle index (0, 1, …) or serial number.
+    #[arg(short = 'd', long = "device", default_value = "0")]
+    pub device: String,
+    /// Use the built-in emulator instead of a dongle:
+    /// `r820t|r828d[,file=PATH][,loop][,serial=S][,fast][,speed=N][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
+    #[arg(long, value_name = "SPEC")]
+    pub fake_device: Option<String>,
+    /// Write every USB control transfer to FILE (fakeusb.c's text format).
+    #[arg(long, value_name = "FILE")]
+    pub usb_trace: Option<PathBuf>,
+}
+
+/// Where the samples come from (shared by `record`, `test-mode`, `adsb`,
+/// `fm`, `am`, `nfm`): a dongle, or instead an rtl_tcp server or a file.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SourceArgs {
+    /// The dongle (or emulator) when neither --rtl-tcp nor --ifile is given.
+    #[command(flatten)]
+    pub dongle: DongleArgs,
+    /// Read from an rtl_tcp server (it is sent the rate, frequency, gain,
+    /// ppm and bias-tee commands).
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["fake_device", "ifile"])]
+    pub rtl_tcp: Option<String>,
+    /// Read a .cu8 recording (or - for standard input) instead of a receiver.
+    #[arg(long, value_name = "FILE.cu8", conflicts_with = "fake_device")]
+    pub ifile: Option<PathBuf>,
+    /// With --ifile: deliver at the sample rate instead of as fast as possible.
+    #[arg(long, requires = "ifile")]
+    pub throttle: bool,
+}
+
+/// The tuner settings `record` and `adsb` share (their centre frequency
+/// and sample rate differ in defaults and short flags, so each command
+/// declares those itself).
+#[derive(clap::Args, Debug, Clone)]
+pub struct TuningArgs {
+    /// Tuner gain in dB (nearest listed gain), or "auto".
+    #[arg(short = 'g', long, default_value = "auto")]
+    pub gain: String,
+    /// Frequency correction, ppm.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    pub ppm: i32,
+    /// Turn the bias tee (antenna power) on.
+    #[arg(long)]
+    pub bias_tee: bool,
+}
+
+/// The receiver's location (`adsb`, `decode`).
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct LocationArgs {
+    /// Receiver latitude, degrees north (with --lon): range rings,
+    /// distances, surface and single-frame positions.
+    #[arg(long, requires = "lon", allow_negative_numbers = true)]
+    pub lat: Option<f64>,
+    /// Receiver longitude, degrees east (with --lat).
+    #[arg(long, requires = "lat", allow_negative_numbers = true)]
+    pub lon: Option<f64>,
+}
+
+impl LocationArgs {
+    /// The location, when both --lat and --lon are given.
+    pub fn position(&self) -> Option<Position> {
+        self.lat
+            .zip(self.lon)
+            .map(|(lat, lon)| Position::new(lat, lon))
+    }
+}
+
+/// Tuner gain: `auto` or dB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gain(pub Option<i32>);
+
+/// [`parse_gain`] as a [`Gain`] (for clap).
+pub fn parse_gain_arg(s: &str) -> Result<Gain, GainError> {
+    parse_gain(s).map(Gain)
+}
+
+/// Parse a signed frequency offset: `-250k`, `30000`, `+0.1M`.
+pub fn parse_offset(s: &str) -> Result<f64, String> {
+    let (neg, rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let hz = parse_hz(rest)? as f64;
+    Ok(if neg { -hz } else { hz })
+}
+
+/// Parse a sample rate in Hz (suffixes as [`parse_hz`]) that fits a `u32`.
+pub fn parse_rate(s: &str) -> Result<u32, String> {
+    let hz = parse_hz(s)?;
+    u32::try_from(hz)
+        .ok()
+        .filter(|&r| r > 0)
+        .ok_or_else(|| format!("rate {s:?} out of range"))
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn test_parse_hz() {
+        assert_eq!(parse_hz("1090000000"), Ok(1_090_000_000));
+        assert_eq!(parse_hz("1090M"), Ok(1_090_000_000));
+        assert_eq!(parse_hz("2.4M"), Ok(2_400_000));
+        assert_eq!(parse_hz("100k"), Ok(100_000));
+        assert!(parse_hz("abc").is_err());
+        assert!(parse_hz("-5").is_err());
+    }
+
+    #[test]
+    fn test_parse_gain() {
+        assert_eq!(parse_gain("auto"), Ok(None));
+        assert_eq!(parse_gain("49.6"), Ok(Some(496)));
+        assert_eq!(parse_gain("0"), Ok(Some(0)));
+        assert!(parse_gain("loud").is_err());
+        assert!(parse_gain("500").is_err());
+    }
+
+    #[test]
+    fn test_parse_offset() {
+        assert_eq!(parse_offset("-250k"), Ok(-250e3));
+        assert_eq!(parse_offset("+0.1M"), Ok(100e3));
+        assert_eq!(parse_offset("30000"), Ok(30e3));
+        assert!(parse_offset("-x").is_err());
+    }
+}
