@@ -1,5 +1,6 @@
-//! Merging a decoded ADS-B message into the aircraft record: identity,
-//! velocities, status and integrity fields; position messages go on to the
+//! Merging a frame's content into the aircraft record: the Mode S header
+//! (ground state, squawk), and a decoded ADS-B message (identity,
+//! velocities, status and integrity fields); position messages go on to the
 //! CPR logic ([`position`](super::position)).
 
 use super::aircraft::{
@@ -13,8 +14,32 @@ use crate::modes::adsb::{
     self, AdsbRepr, AircraftStatus, OperationalStatus, TargetState, Velocity, VerticalRateSource,
 };
 use crate::modes::cpr::CprKind;
+use crate::modes::frame::{DownlinkFormat, Frame};
 
 impl Aircraft {
+    /// Merge what the Mode S header says: the ground state (DF11/17 CA,
+    /// DF0/16 VS, DF4/5/20/21 FS) and the squawk (DF5/21).
+    pub(super) fn apply_surveillance<T: AsRef<[u8]>>(&mut self, frame: &Frame<T>) {
+        match frame.df() {
+            DownlinkFormat::AllCall | DownlinkFormat::ExtendedSquitter => {
+                self.set_on_ground(frame.ca().on_ground());
+            }
+            DownlinkFormat::ShortAcas | DownlinkFormat::LongAcas => {
+                self.set_on_ground(Some(frame.vs()));
+            }
+            DownlinkFormat::SurveillanceAltitude | DownlinkFormat::CommBAltitude => {
+                self.set_on_ground(frame.fs().on_ground());
+            }
+            DownlinkFormat::SurveillanceIdentity | DownlinkFormat::CommBIdentity => {
+                self.set_on_ground(frame.fs().on_ground());
+                if let Some(sq) = frame.squawk() {
+                    self.squawk = sq;
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Merge an ADS-B ME field; returns the effect on the position.
     pub(super) fn apply_adsb(
         &mut self,

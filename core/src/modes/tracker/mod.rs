@@ -425,28 +425,11 @@ impl<const N: usize> Tracker<N> {
                 ac.set_altitude(alt, t);
             }
         }
-        let mut position = PositionUpdate::None;
-        match df {
-            DownlinkFormat::AllCall | DownlinkFormat::ExtendedSquitter => {
-                ac.set_on_ground(frame.ca().on_ground());
-            }
-            DownlinkFormat::ShortAcas | DownlinkFormat::LongAcas => {
-                ac.set_on_ground(Some(frame.vs()));
-            }
-            DownlinkFormat::SurveillanceAltitude | DownlinkFormat::CommBAltitude => {
-                ac.set_on_ground(frame.fs().on_ground());
-            }
-            DownlinkFormat::SurveillanceIdentity | DownlinkFormat::CommBIdentity => {
-                ac.set_on_ground(frame.fs().on_ground());
-                if let Some(sq) = frame.squawk() {
-                    ac.squawk = sq;
-                }
-            }
-            _ => {}
-        }
-        if let Some(repr) = &adsb {
-            position = ac.apply_adsb(&cfg, &mut self.stats, repr, t);
-        }
+        ac.apply_surveillance(&frame);
+        let position = match &adsb {
+            Some(repr) => ac.apply_adsb(&cfg, &mut self.stats, repr, t),
+            None => PositionUpdate::None,
+        };
         Ok(UpdateOutcome {
             key: src.key,
             df,
