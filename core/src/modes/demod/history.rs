@@ -1,0 +1,207 @@
+//! The sample history: each `cu8` byte pair becomes a power
+//! `m = SQ[I] + SQ[Q]`, accumulated into a wrapping prefix sum
+//! `C[n] = Σ m[<n]` of [`HISTORY`] entries, kept in [`DemodState`] with the
+//! scan position, the noise floor and the stage counters.
+
+/// Entries of the prefix-sum history (samples kept).
+pub const HISTORY: usize = 2048;
+
+/// Samples kept before the scan position (a safety margin).
+pub(super) const BACK: usize = 4;
+
+/// Full-scale power in the units of [`power`]: a complex sample of
+/// magnitude 127.4 (a full-scale complex sine), `25 × 127.4²`.
+pub(super) const FULL_SCALE: f32 = 25.0 * 127.4 * 127.4;
+
+/// `SQ[b] = (5b − 637)² = 25·(b − 127.4)²` (1 KiB).
+static SQ: [u32; 256] = make_sq();
+
+const fn make_sq() -> [u32; 256] {
+    let mut t = [0u32; 256];
+    let mut b = 0;
+    while b < 256 {
+        let d = 5 * b as i32 - 637;
+        t[b] = (d * d) as u32;
+        b += 1;
+    }
+    t
+}
+
+/// Power of one `cu8` sample: `m = SQ[I] + SQ[Q]`
+/// `= 25·((I − 127.4)² + (Q − 127.4)²)`, exact (≤ 811,538).
+#[inline(always)]
+pub(super) fn power(i: u8, q: u8) -> u32 {
+    SQ[usize::from(i)] + SQ[usize::from(q)]
+}
+
+/// Counters of the demodulator's stages, for tuning and monitoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DemodStats {
+    /// Samples received.
+    pub samples: u64,
+    /// Positions that passed the per-sample trigger and the 1.5–3.5 µs gap
+    /// test.
+    pub triggers: u64,
+    /// Of those, positions that passed the pulse-3 test and went to the
+    /// coarse check.
+    pub gap: u64,
+    /// Triggers that passed the coarse preamble check.
+    pub coarse: u64,
+    /// Coarse hits with at least one phase passing the fine preamble check.
+    pub preambles: u64,
+    /// Phases sliced (supported DF).
+    pub sliced: u64,
+    /// Frames recovered by the sequence (MLSE) re-slice.
+    pub mlse: u64,
+}
+
+/// Demodulator state: the power history, the scan position, the noise
+/// floor (≈ 8.1 KiB).
+#[derive(Clone)]
+pub struct DemodState {
+    /// Prefix sums of the power, `c[k] = Σ m[base .. base + k)` (wrapping).
+    pub(super) c: [u32; HISTORY],
+    /// Valid entries of `c` (≥ 1).
+    pub(super) len: usize,
+    /// Next trigger position (index into `c`).
+    pub(super) scan: usize,
+    /// Absolute sample index of `c[0]`.
+    pub(super) base: u64,
+    /// Running sum (`c[len − 1]`).
+    pub(super) acc: u32,
+    /// A pending I byte.
+    pub(super) odd: Option<u8>,
+    /// Noise floor: mean power per sample, table units (0 = unknown).
+    pub(super) noise: u32,
+    /// 25th percentile of the power ×16 (0 = unknown).
+    pub(super) q16: u32,
+    /// Trigger threshold over the trigger window.
+    pub(super) threshold: u32,
+    /// Absolute sample index of the next noise-floor update.
+    pub(super) next_chunk: u64,
+    /// Absolute tick of the last preamble that failed.
+    pub(super) last_fail: u64,
+    pub(super) stats: DemodStats,
+}
+
+impl Default for DemodState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for DemodState {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DemodState")
+            .field("base", &self.base)
+            .field("buffered", &self.len.saturating_sub(1))
+            .field("noise", &self.noise)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DemodState {
+    /// Fresh state for a new stream (sample 0 = the next byte pair fed).
+    ///
+    /// ```
+    /// use airwaves_core::modes::demod::DemodState;
+    /// let s = DemodState::new();
+    /// assert_eq!(s.stats().samples, 0);
+    /// ```
+    pub const fn new() -> Self {
+        Self {
+            c: [0; HISTORY],
+            len: 1,
+            scan: 0,
+            base: 0,
+            acc: 0,
+            odd: None,
+            noise: 0,
+            q16: 0,
+            threshold: u32::MAX,
+            next_chunk: 0,
+            last_fail: u64::MAX,
+            stats: DemodStats {
+                samples: 0,
+                triggers: 0,
+                gap: 0,
+                coarse: 0,
+                preambles: 0,
+                sliced: 0,
+                mlse: 0,
+            },
+        }
+    }
+
+    /// Stage counters since [`new`](Self::new).
+    pub fn stats(&self) -> DemodStats {
+        self.stats
+    }
+
+    /// Noise floor estimate in dBFS (mean power per sample, from the 25th
+    /// percentile; biased high on a busy channel), `None` before the first
+    /// estimate (after about 300 samples).
+    pub fn noise_dbfs(&self) -> Option<f32> {
+        (self.noise > 0).then(|| 10.0 * libm::log10f(self.noise as f32 / FULL_SCALE))
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, m: u32) {
+        debug_assert!(self.len < HISTORY, "no room in the history");
+        self.acc = self.acc.wrapping_add(m);
+        if let Some(c) = self.c.get_mut(self.len) {
+            *c = self.acc;
+            self.len += 1;
+        }
+    }
+
+    /// Convert byte pairs into prefix sums (the caller made room).
+    #[inline]
+    pub(super) fn convert(&mut self, bytes: &[u8]) {
+        let start = self.len;
+        let n = bytes.len() / 2;
+        let Some(dst) = self.c.get_mut(start..start + n) else {
+            return;
+        };
+        self.stats.samples += n as u64;
+        let mut acc = self.acc;
+        for (d, iq) in dst.iter_mut().zip(bytes.chunks_exact(2)) {
+            acc = acc.wrapping_add(power(iq[0], iq[1]));
+            *d = acc;
+        }
+        self.acc = acc;
+        self.len += n;
+    }
+
+    /// Drop history older than the scan position when the buffer is full.
+    pub(super) fn make_room(&mut self) {
+        if self.len < HISTORY {
+            return;
+        }
+        let drop = self.scan.saturating_sub(BACK).min(self.len - 1);
+        self.c.copy_within(drop..self.len, 0);
+        self.len -= drop;
+        self.scan -= drop;
+        self.base += drop as u64;
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn test_power_table() {
+        // 25·((I − 127.4)² + (Q − 127.4)²), exact.
+        assert_eq!(power(127, 127), 8); // 25·(0.16 + 0.16)
+        assert_eq!(power(128, 127), 13); // 25·(0.36 + 0.16)
+        assert_eq!(power(0, 255), 637 * 637 + 638 * 638);
+        assert_eq!(SQ[0], 637 * 637);
+        assert_eq!(SQ[255], 638 * 638);
+        assert!(power(0, 0) <= 811_538);
+        // Full scale: a sample of magnitude 127.4 is 0 dBFS.
+        assert_eq!(FULL_SCALE, 25.0 * 127.4 * 127.4);
+    }
+}

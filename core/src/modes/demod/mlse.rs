@@ -1,0 +1,125 @@
+//! Second chance: re-slicing by maximum-likelihood sequence estimation
+//! (a 2-state Viterbi search over the half-bit energies, with the
+//! neighbour-context energies read off the preamble).
+
+use super::LONG;
+use super::preamble::U_LEN;
+use super::slicer::Slice;
+
+/// Expected half-bit energies for each neighbour context, read off the
+/// preamble at the chosen phase (the same receiver response, phase and
+/// level as the data): `one[prev][cur]` for the first half of a bit given
+/// the previous and current bits, `zero[cur][next]` for its second half.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Prior {
+    one: [[u32; 2]; 2],
+    zero: [[u32; 2]; 2],
+}
+
+impl Prior {
+    /// Contexts as they occur in the preamble (ticks from its start):
+    /// a pulse between empty halves (the four pulses), an empty half
+    /// between two pulses (6–12, 48–54), an empty half after a pulse
+    /// (18–24, 60–66), before a pulse (36–42), and the two halves of a
+    /// 1 µs pulse (a pulse plus half the leakage seen between pulses).
+    pub(super) fn from_preamble(u: &[u32; U_LEN], p: usize) -> Self {
+        let e = |a: usize, b: usize| -> u64 {
+            match (u.get(p + a), u.get(p + b)) {
+                (Some(x), Some(y)) => u64::from(y.wrapping_sub(*x)),
+                _ => 0,
+            }
+        };
+        let pulse = ((e(0, 6) + e(12, 18) + e(42, 48) + e(54, 60)) / 4) as u32;
+        let between = ((e(6, 12) + e(48, 54)) / 2) as u32;
+        let after = ((e(18, 24) + e(60, 66)) / 2) as u32;
+        let before = e(36, 42) as u32;
+        let cont = pulse.saturating_add(between.saturating_sub(before.min(after)) / 2);
+        Self {
+            // one[prev][cur]: cur = 1 → pulse in this half.
+            one: [[between, cont], [before, pulse]],
+            // zero[cur][next]: cur = 0 → pulse in this half.
+            zero: [[pulse, cont], [after, between]],
+        }
+    }
+}
+
+impl Slice {
+    /// Re-slice by maximum-likelihood sequence estimation over the half-bit
+    /// energies. The receiver's response and the sampling phase spread each
+    /// pulse into the neighbouring half-bits, so a half-bit's energy depends
+    /// on the bits on either side: `E₁(k)` on bits `k−1, k` and `E₀(k)` on
+    /// bits `k, k+1`. The expected energy of each of these eight contexts is
+    /// estimated from this frame (decision-directed, from the plain slice)
+    /// with the preamble's [`Prior`] as 4 pseudo-observations; then a
+    /// 2-state Viterbi search (state = current bit) finds the bit sequence
+    /// with the least squared error. Before the data the channel is quiet
+    /// (a virtual `1` bit), after it too (a virtual `0`). Returns `None` if
+    /// the result equals the plain slice or changes the frame length.
+    pub(super) fn mlse(&self, prior: &Prior) -> Option<Slice> {
+        const W0: u64 = 4;
+        let n = self.n.min(LONG);
+        if n < 2 {
+            return None;
+        }
+        let bit = |k: usize| usize::from(self.bytes[k / 8] >> (7 - k % 8) & 1);
+        let mut s1 = [[0u64; 2]; 2];
+        let mut c1 = [[0u64; 2]; 2];
+        let mut s0 = [[0u64; 2]; 2];
+        let mut c0 = [[0u64; 2]; 2];
+        let mut prev = 1;
+        for k in 0..n {
+            let cur = bit(k);
+            let next = if k + 1 < n { bit(k + 1) } else { 0 };
+            s1[prev][cur] += u64::from(self.e1[k]);
+            c1[prev][cur] += 1;
+            s0[cur][next] += u64::from(self.e0[k]);
+            c0[cur][next] += 1;
+            prev = cur;
+        }
+        let mut m1 = [[0i64; 2]; 2];
+        let mut m0 = [[0i64; 2]; 2];
+        for x in 0..2 {
+            for y in 0..2 {
+                m1[x][y] = ((u64::from(prior.one[x][y]) * W0 + s1[x][y]) / (W0 + c1[x][y])) as i64;
+                m0[x][y] = ((u64::from(prior.zero[x][y]) * W0 + s0[x][y]) / (W0 + c0[x][y])) as i64;
+            }
+        }
+        let sq = |a: u32, m: i64| -> u64 {
+            let d = i64::from(a) - m;
+            (d * d) as u64
+        };
+        // Path metrics after bit 0 (virtual previous bit 1).
+        let mut pm = [sq(self.e1[0], m1[1][0]), sq(self.e1[0], m1[1][1])];
+        // back[k]: bit s = best previous state of state s at bit k.
+        let mut back = [0u8; LONG];
+        for k in 0..n - 1 {
+            let (e0, e1) = (self.e0[k], self.e1[k + 1]);
+            let mut next = [0u64; 2];
+            let mut b = 0u8;
+            for nx in 0..2 {
+                let c0 = pm[0]
+                    .saturating_add(sq(e0, m0[0][nx]))
+                    .saturating_add(sq(e1, m1[0][nx]));
+                let c1 = pm[1]
+                    .saturating_add(sq(e0, m0[1][nx]))
+                    .saturating_add(sq(e1, m1[1][nx]));
+                next[nx] = c0.min(c1);
+                b |= u8::from(c1 < c0) << nx;
+            }
+            back[k + 1] = b;
+            pm = next;
+        }
+        let f0 = pm[0].saturating_add(sq(self.e0[n - 1], m0[0][0]));
+        let f1 = pm[1].saturating_add(sq(self.e0[n - 1], m0[1][0]));
+        let mut st = usize::from(f1 < f0);
+        let mut s = self.clone();
+        s.bytes = [0; 14];
+        for k in (0..n).rev() {
+            s.bytes[k / 8] |= (st as u8) << (7 - k % 8);
+            if k > 0 {
+                st = usize::from(back[k] >> st & 1);
+            }
+        }
+        (s.bytes != self.bytes && (s.bytes[0] ^ self.bytes[0]) & 0x80 == 0).then_some(s)
+    }
+}

@@ -1,0 +1,313 @@
+//! Preamble detection: the noise floor, the per-sample trigger, the
+//! whole-sample (coarse) check, and the fine search over tick phases
+//! (score and pulse centroids).
+
+use super::history::DemodState;
+use super::{CHUNK, DATA_START, Demodulator, HALF, SPAN};
+
+/// Window of samples `[first, end)` relative to `j` holding the tick span
+/// `[a, b)` + `p` for every `p` in `0..tps` (superset).
+pub(super) const fn superset(a: usize, b: usize, tps: usize) -> (u8, u8) {
+    ((a / tps) as u8, (b + tps - 1).div_ceil(tps) as u8)
+}
+
+/// Window of samples `[first, end)` lying inside `[a, b)` + `p` for every
+/// `p` in `0..tps` (subset).
+pub(super) const fn subset(a: usize, b: usize, tps: usize) -> (u8, u8) {
+    ((a + tps - 1).div_ceil(tps) as u8, (b / tps) as u8)
+}
+
+impl Demodulator {
+    /// Track the noise floor from every 16th sample of `[j, j + CHUNK)`: a
+    /// stochastic-approximation tracker of the 25th percentile `q` of the
+    /// power (16 samples per chunk, target 4 below; kept ×16), fairly
+    /// robust to a channel busy with replies (half of the half-bits inside
+    /// a reply hold only noise). For exponentially distributed noise power
+    /// the mean is `q / ln(4/3)` ≈ 3.5 `q`; with many replies on the air
+    /// the estimate runs high (≈ 1.4× at 60 % occupancy).
+    pub(super) fn update_noise(&self, st: &mut DemodState, j: usize) {
+        let Some(w) = st.c.get(j..=j + CHUNK) else {
+            return;
+        };
+        if st.q16 == 0 {
+            // First chunk: start from the 25th percentile of its 16 samples.
+            let mut v = [0u32; CHUNK / 16];
+            for (v, k) in v.iter_mut().zip((0..CHUNK).step_by(16)) {
+                *v = w[k + 1].wrapping_sub(w[k]);
+            }
+            v.sort_unstable();
+            st.q16 = v[CHUNK / 64].saturating_mul(16).clamp(16, 1 << 27);
+        } else {
+            let q = st.q16;
+            let below = (0..CHUNK)
+                .step_by(16)
+                .filter(|&k| w[k + 1].wrapping_sub(w[k]).saturating_mul(16) < q)
+                .count() as u32;
+            // Up by up to 25 %, down by up to 75 % per chunk.
+            st.q16 = if below > 4 {
+                q - q * (below - 4) / 16
+            } else {
+                q + (q * (4 - below) / 16).max(1)
+            }
+            .clamp(16, 1 << 27);
+        }
+        st.noise = (st.q16 * 7).div_ceil(32);
+        let t = (u64::from(st.noise) * u64::from(self.trigger_q4)) >> 4;
+        // Never below 8 units per window sample (quantisation noise is 4).
+        st.threshold = (t as u32).max(8 * u32::from(self.trig_win));
+    }
+}
+
+/// Samples of the trigger window: those that can hold the first preamble
+/// pulse `[p, p + 6)` ticks for any phase `p` in `0..t` (2 at 2.0 and
+/// 2.4 MS/s).
+pub(super) const fn trigger_window(t: usize) -> usize {
+    (t - 1 + HALF).div_ceil(t)
+}
+
+/// First `d` such that, for `j = k + d < end`:
+/// - the energy `p₁` of samples `[j, j + w)` exceeds `t` (the per-sample
+///   trigger, tested on blocks of 8 positions so that it vectorises),
+/// - the energy `q` of the samples wholly inside the 1.5–3.5 µs gap is
+///   below half the pulse level, `q/n_q < p₁/w/2` (rejects the pulses inside
+///   replies),
+/// - the best `w`-sample window of pulse 3 reaches a quarter of `p₁` (a
+///   pulse split over two samples keeps only about 0.72 of its power, and
+///   noise varies both).
+///
+/// Returns `(d, positions passing the first two tests)`.
+#[inline]
+pub(super) fn trigger<const T: usize>(
+    c: &[u32],
+    k: usize,
+    end: usize,
+    t: u32,
+) -> (Option<usize>, u64) {
+    let w = const { trigger_window(T) };
+    let (g0, g1) = const {
+        let (a, b) = subset(18, 42, T);
+        (a as usize, b as usize)
+    };
+    let (a3, b3) = const {
+        let (a, b) = superset(42, 48, T);
+        (a as usize, b as usize)
+    };
+    let check = |s: &[u32], i: usize| -> bool {
+        let Some(v) = s.get(i..=i + b3) else {
+            return false;
+        };
+        let p1 = v[w].wrapping_sub(v[0]);
+        let mut e3 = 0;
+        let mut x = a3;
+        while x + w <= b3 {
+            e3 = e3.max(v[x + w].wrapping_sub(v[x]));
+            x += 1;
+        }
+        4 * u64::from(e3) > u64::from(p1)
+    };
+    let mut seen = 0;
+    let Some(n) = end.checked_sub(k) else {
+        return (None, 0);
+    };
+    let Some(s) = c.get(k..end + b3.max(g1) + 1) else {
+        return (None, 0);
+    };
+    // q < p₁·n_q/(2w), with n_q/(2w) rounded up to quarters and applied by
+    // shifts (3/4 at 2.0 and 2.4 MS/s, exact).
+    let quarters = const {
+        let (a, b) = subset(18, 42, T);
+        (4 * (b - a) as usize).div_ceil(2 * trigger_window(T))
+    };
+    let pass = |x: u32, y: u32, q0: u32, q1: u32| -> bool {
+        let p1 = y.wrapping_sub(x);
+        let q = q1.wrapping_sub(q0);
+        let lim = match quarters {
+            0..=3 => p1 - (p1 >> 2),
+            4 => p1,
+            5 => p1.saturating_add(p1 >> 2),
+            6 | 7 => p1.saturating_add(p1 >> 1),
+            _ => p1.saturating_mul(2),
+        };
+        (p1 > t) & (q < lim)
+    };
+    let mut base = 0;
+    let (Some(xs), Some(ys)) = (s.get(..n), s.get(w..n + w)) else {
+        return (None, 0);
+    };
+    let mut x8 = xs.chunks_exact(8);
+    let mut y8 = ys.chunks_exact(8);
+    for (x, y) in (&mut x8).zip(&mut y8) {
+        let mut any = false;
+        for i in 0..8 {
+            any |= y[i].wrapping_sub(x[i]) > t;
+        }
+        if any {
+            for i in 0..8 {
+                if y[i].wrapping_sub(x[i]) > t {
+                    let j = base + i;
+                    let (Some(&q0), Some(&q1)) = (s.get(j + g0), s.get(j + g1)) else {
+                        continue;
+                    };
+                    if pass(x[i], y[i], q0, q1) {
+                        seen += 1;
+                        if check(s, j) {
+                            return (Some(j), seen);
+                        }
+                    }
+                }
+            }
+        }
+        base += 8;
+    }
+    for (i, (&x, &y)) in x8.remainder().iter().zip(y8.remainder()).enumerate() {
+        let j = base + i;
+        let (Some(&q0), Some(&q1)) = (s.get(j + g0), s.get(j + g1)) else {
+            continue;
+        };
+        if pass(x, y, q0, q1) {
+            seen += 1;
+            if check(s, j) {
+                return (Some(j), seen);
+            }
+        }
+    }
+    (None, seen)
+}
+
+/// Whole-sample preamble check on the window `c` starting at the trigger
+/// sample: pulse 1 (the trigger window) must average above 2 × the quiet
+/// windows' mean, pulses 2–4 (the best trigger-sized window inside each
+/// superset window) above 1.5 ×.
+#[inline]
+pub(super) fn coarse_ok<const T: usize>(c: &[u32]) -> bool {
+    let w = const { trigger_window(T) };
+    let q0 = const { subset(18, 42, T) };
+    let q1 = const { subset(60, 96, T) };
+    let pulses = const {
+        [
+            superset(12, 18, T),
+            superset(42, 48, T),
+            superset(54, 60, T),
+        ]
+    };
+    let Some(c) = c.get(..=DATA_START) else {
+        return false;
+    };
+    let e = |a: u8, b: u8| u64::from(c[usize::from(b)].wrapping_sub(c[usize::from(a)]));
+    let q = e(q0.0, q0.1) + e(q1.0, q1.1);
+    let nq = u64::from(q0.1 - q0.0 + q1.1 - q1.0);
+    let w8 = w as u8;
+    // p/n > 2·q/nq  ⇔  p·nq > 2·q·n
+    if e(0, w8) * nq <= 2 * q * w as u64 {
+        return false;
+    }
+    pulses.iter().all(|&(a, b)| {
+        let mut best = 0u64;
+        let mut k = a;
+        while k + w8 <= b {
+            best = best.max(e(k, k + w8));
+            k += 1;
+        }
+        2 * best * nq > 3 * q * w as u64
+    })
+}
+
+/// Ticks of the power integral kept for the preamble search.
+pub(super) const U_LEN: usize = SPAN * 6 + DATA_START + 1;
+
+/// `u[x] = G(x) − G(0)` for the first [`U_LEN`] ticks of the window `c`:
+/// the integral of the power over ticks `[0, x)`, built by adding each
+/// sample's power once per tick (`G(x + 1) = G(x) + m[⌊x/T⌋]`).
+#[inline]
+pub(super) fn tick_integral<const T: usize>(c: &[u32]) -> Option<[u32; U_LEN]> {
+    let mut u = [0u32; U_LEN];
+    let c = c.get(..U_LEN.div_ceil(T) + 1)?;
+    let mut acc = 0u32;
+    let mut x = 1;
+    for p in c.windows(2) {
+        let m = p[1].wrapping_sub(p[0]);
+        for _ in 0..T {
+            if let Some(v) = u.get_mut(x) {
+                acc = acc.wrapping_add(m);
+                *v = acc;
+            }
+            x += 1;
+        }
+    }
+    Some(u)
+}
+
+/// Score of a preamble starting at tick `p` of the tick integral `u`, or
+/// `None` if its four pulses do not all stand out; with the mean pulse
+/// energy. `noise6` is the noise floor integrated over a half-bit.
+#[inline]
+pub(super) fn preamble_score(u: &[u32; U_LEN], p: usize, noise6: u64) -> Option<(i64, u32)> {
+    const AT: [usize; 9] = [0, 6, 12, 18, 42, 48, 54, 60, 96];
+    let v = u.get(p..=p + DATA_START)?;
+    let d = |a: usize, b: usize| u64::from(v[AT[b]].wrapping_sub(v[AT[a]]));
+    let e = [d(0, 1), d(2, 3), d(4, 5), d(6, 7)];
+    let q_short = d(1, 2) + d(5, 6); // 12 ticks
+    let q_long = d(3, 4) + d(7, 8); // 60 ticks
+    let emin = e.iter().copied().min().unwrap_or(0);
+    let esum: u64 = e.iter().sum();
+    // The receiver's filter smears pulses into the 0.5 µs gaps, so only
+    // the long gaps serve as the quiet reference:
+    // each pulse (6 ticks) above 1.5 × their mean: emin/6 > 1.5·q_long/60,
+    // the short gaps below twice the pulse mean, q_short/12 < 2·esum/24
+    // (at 2 MS/s, sampled half a sample off, they are as loud as the
+    // pulses),
+    // the pulses above 2.5 × the noise floor (replies weaker than ~8 dB do
+    // not decode anyway).
+    if 20 * emin <= 3 * q_long || q_short >= esum || 2 * emin <= 5 * noise6 {
+        return None;
+    }
+    Some((esum as i64 - 2 * q_short as i64, (esum / 4) as u32))
+}
+
+/// Preamble start (tick of the window) from the amplitude centroids of the
+/// four pulses around the rough start `p`: each pulse's samples within half
+/// a pulse of it, weighted by `√m − √noise`, have their centres averaged;
+/// the pulse centre lies 3 ticks after its start. With a box (or any
+/// symmetric) response the amplitude centroid is unbiased whatever the
+/// sub-sample phase, unlike the power-based score, which at 2 MS/s is
+/// linear within a sample. Returns `None` if the pulses carry no amplitude.
+pub(super) fn centroid_phase<const T: usize>(c: &[u32], p: usize, noise: u32) -> Option<usize> {
+    let floor = libm::sqrtf(noise as f32);
+    let (mut sw, mut swx) = (0.0f32, 0.0f32);
+    for o in [0usize, 12, 42, 54] {
+        let a = (p + o).saturating_sub(3) / T;
+        let b = (p + o + 9).div_ceil(T);
+        for i in a..b {
+            let m = c.get(i + 1)?.wrapping_sub(*c.get(i)?);
+            let amp = (libm::sqrtf(m as f32) - floor).max(0.0);
+            // Centre of sample i minus the pulse-centre offset.
+            let x = (i * T) as f32 + 0.5 * T as f32 - (o + 3) as f32;
+            sw += amp;
+            swx += amp * x;
+        }
+    }
+    if sw <= 0.0 {
+        return None;
+    }
+    let t = swx / sw;
+    let hi = (SPAN * T - 1) as f32;
+    Some((t + 0.5).clamp(0.0, hi) as usize)
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn test_window_geometry() {
+        // 2.4 MS/s: 1.2 samples per half-bit.
+        assert_eq!(trigger_window(5), 2);
+        assert_eq!(subset(18, 42, 5), (5, 8));
+        assert_eq!(superset(42, 48, 5), (8, 11));
+        // 2.0 MS/s: one sample per half-bit.
+        assert_eq!(trigger_window(6), 2);
+        assert_eq!(subset(18, 42, 6), (4, 7));
+        assert_eq!(superset(42, 48, 6), (7, 9));
+        assert_eq!(trigger_window(1), 6);
+    }
+}

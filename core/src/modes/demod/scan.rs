@@ -1,0 +1,184 @@
+//! The scan over the history: every trigger position goes through the
+//! coarse and fine preamble checks, slicing, validation, repair and the
+//! MLSE second chance; a valid frame goes to the sink and feeds the
+//! address filter.
+
+use super::history::DemodState;
+use super::mlse::Prior;
+use super::preamble::{centroid_phase, coarse_ok, preamble_score, tick_integral, trigger};
+use super::slicer::{Slice, slice};
+use super::{AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, HALF, SPAN, crc};
+
+/// Phases tried per preamble before repair.
+const TRIES: usize = 3;
+
+impl Demodulator {
+    /// Scan every trigger position whose look-ahead has arrived.
+    pub(super) fn scan<const N: usize, F: FnMut(&DemodFrame)>(
+        &self,
+        st: &mut DemodState,
+        filter: &mut AddressFilter<N>,
+        sink: &mut F,
+    ) {
+        match self.tps {
+            1 => self.scan_t::<1, N, F>(st, filter, sink),
+            2 => self.scan_t::<2, N, F>(st, filter, sink),
+            3 => self.scan_t::<3, N, F>(st, filter, sink),
+            4 => self.scan_t::<4, N, F>(st, filter, sink),
+            5 => self.scan_t::<5, N, F>(st, filter, sink),
+            _ => self.scan_t::<6, N, F>(st, filter, sink),
+        }
+    }
+
+    /// [`scan`](Self::scan) at `T` ticks per sample (a constant, so that
+    /// divisions by it compile to multiplies).
+    fn scan_t<const T: usize, const N: usize, F: FnMut(&DemodFrame)>(
+        &self,
+        st: &mut DemodState,
+        filter: &mut AddressFilter<N>,
+        sink: &mut F,
+    ) {
+        let look = usize::from(self.look);
+        while st.scan + look < st.len {
+            let j = st.scan;
+            let abs = st.base + j as u64;
+            if abs >= st.next_chunk {
+                self.update_noise(st, j);
+                st.next_chunk = (abs / CHUNK as u64 + 1) * CHUNK as u64;
+            }
+            let end = (st.len - look).min(j + (st.next_chunk - abs) as usize);
+            let t = st.threshold;
+            let (found, seen) = trigger::<T>(&st.c, j, end, t);
+            st.stats.triggers += seen;
+            let found = found.map(|d| j + d);
+            match found {
+                None => st.scan = end,
+                Some(jj) => {
+                    st.scan = jj + 1;
+                    st.stats.gap += 1;
+                    if let Some(next) = self.fine::<T, N, F>(st, jj, filter, sink) {
+                        st.scan = next.max(jj + 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fine preamble search over the tick phases of samples `j .. j+SPAN`,
+    /// then slicing, validation and repair.
+    fn fine<const T: usize, const N: usize, F: FnMut(&DemodFrame)>(
+        &self,
+        st: &mut DemodState,
+        j: usize,
+        filter: &mut AddressFilter<N>,
+        sink: &mut F,
+    ) -> Option<usize> {
+        let look = usize::from(self.look);
+        let c = st.c.get(j..=j + look)?;
+        if !coarse_ok::<T>(c) {
+            return None;
+        }
+        st.stats.coarse += 1;
+        // Best phases by score, highest first.
+        let mut best: [(i64, usize, u32); TRIES] = [(i64::MIN, 0, 0); TRIES];
+        let noise6 = u64::from(st.noise) * HALF as u64;
+        let u = tick_integral::<T>(c)?;
+        for p in 0..SPAN * T {
+            let Some((s, level)) = preamble_score(&u, p, noise6) else {
+                continue;
+            };
+            if let Some(k) = best.iter().position(|b| s > b.0) {
+                best.copy_within(k..TRIES - 1, k + 1);
+                best[k] = (s, p, level);
+            }
+        }
+        if best[0].0 == i64::MIN {
+            return None;
+        }
+        st.stats.preambles += 1;
+        let abs0 = (st.base + j as u64) * T as u64;
+        // Skip a preamble already tried from the previous trigger.
+        if abs0 + best[0].1 as u64 == st.last_fail {
+            return None;
+        }
+        // Phases to try: the pulse centroid first (sub-sample timing that
+        // the piecewise-linear score cannot give at 2 MS/s), then the best
+        // scores.
+        let level0 = best[0].2;
+        let mut tries = [(0usize, 0u32); TRIES + 1];
+        let mut nt = 0;
+        if let Some(pc) = centroid_phase::<T>(c, best[0].1, st.noise) {
+            tries[0] = (pc, level0);
+            nt = 1;
+        }
+        for &(s, p, level) in best.iter() {
+            if s != i64::MIN && !tries[..nt].iter().any(|t| t.0 == p) {
+                tries[nt] = (p, level);
+                nt += 1;
+            }
+        }
+        // The first two slices (normally the centroid and the best score)
+        // are kept for the second chances.
+        let mut kept: [Option<(usize, u32, Slice)>; 2] = [None, None];
+        for &(p, level) in &tries[..nt] {
+            let Some(sl) = slice::<T>(c, p + DATA_START, level / 4, !filter.is_empty()) else {
+                continue;
+            };
+            st.stats.sliced += 1;
+            let ts = abs0 + p as u64;
+            if let Some(f) = self.validate(&sl, sl.bytes, 0, ts, p, T, filter) {
+                return Some(self.emit(j, f, &sl, filter, sink));
+            }
+            if let Some(slot) = kept.iter_mut().find(|k| k.is_none()) {
+                *slot = Some((p, level, sl));
+            }
+        }
+        // Repair, on both kept slices.
+        for (p, _, sl) in kept.iter().flatten() {
+            if let Some(f) = self.repair(sl, abs0 + *p as u64, *p, T, filter) {
+                return Some(self.emit(j, f, sl, filter, sink));
+            }
+        }
+        // Sequence estimation, on the first (the centroid timing).
+        let (p, level, sl) = kept.into_iter().flatten().next()?;
+        let ts = abs0 + p as u64;
+        if self.mlse && u64::from(level) > 5 * noise6 {
+            if let Some(sl2) = sl.mlse(&Prior::from_preamble(&u, p)) {
+                if let Some(f) = self
+                    .validate(&sl2, sl2.bytes, 0, ts, p, T, filter)
+                    .or_else(|| self.repair(&sl2, ts, p, T, filter))
+                {
+                    st.stats.mlse += 1;
+                    return Some(self.emit(j, f, &sl2, filter, sink));
+                }
+            }
+        }
+        st.last_fail = abs0 + best[0].1 as u64;
+        None
+    }
+
+    /// Pass a validated frame to the sink, feed the filter, and return the
+    /// sample index after its last bit.
+    fn emit<const N: usize, F: FnMut(&DemodFrame)>(
+        &self,
+        j: usize,
+        f: DemodFrame,
+        sl: &Slice,
+        filter: &mut AddressFilter<N>,
+        sink: &mut F,
+    ) -> usize {
+        let df = f.data[0] >> 3;
+        let clean_pi = match df {
+            11 => f.repaired_bits == 0 && crc::remainder(f.bytes()) == 0,
+            17 => f.repaired_bits <= 1,
+            18 => f.repaired_bits <= 1 && (f.data[0] & 7) == 0,
+            _ => false,
+        };
+        if clean_pi {
+            filter.insert(f.address, f.timestamp);
+        }
+        sink(&f);
+        let tps = usize::from(self.tps);
+        j + (usize::from(f.offset) + DATA_START + sl.n * 2 * HALF) / tps
+    }
+}
