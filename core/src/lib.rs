@@ -2,6 +2,8 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod macros;
+
 pub mod am;
 pub mod dsp;
 pub mod fm;

@@ -72,127 +72,114 @@
 
 use core::fmt;
 
-/// Length of the ME field in bytes (56 bits).
-pub const ME_LEN: usize = 7;
+use super::field56::{self, bytes_of, word_of};
 
-/// Field positions as `(first ME bit, 1-based; width in bits)`.
+/// Length of the ME field in bytes (56 bits).
+pub const ME_LEN: usize = field56::LEN;
+
+/// Field positions: first ME bit (1-based) and width in bits.
 mod field {
-    pub type Field = (u32, u32);
+    pub(crate) use crate::modes::field56::Bits as Field;
 
     // Common to all messages.
-    pub const TC: Field = (1, 5);
-    pub const ST: Field = (6, 3);
+    pub const TC: Field = Field::new(1, 5);
+    pub const ST: Field = Field::new(6, 3);
 
-    // TC 1–4: identification. CA shares the subtype bits.
-    pub const CHARS: Field = (9, 48);
+    // TC 1–4: identification. CA shares the subtype bits; the characters
+    // are in `charset`.
 
     // TC 5–8: surface position.
-    pub const MOVEMENT: Field = (6, 7);
-    pub const TRACK_STATUS: Field = (13, 1);
-    pub const TRACK: Field = (14, 7);
+    pub const MOVEMENT: Field = Field::new(6, 7);
+    pub const TRACK_STATUS: Field = Field::new(13, 1);
+    pub const TRACK: Field = Field::new(14, 7);
 
     // TC 9–18, 20–22: airborne position.
-    pub const SS: Field = (6, 2);
-    pub const NIC_B: Field = (8, 1);
-    pub const ALT: Field = (9, 12);
+    pub const SS: Field = Field::new(6, 2);
+    pub const NIC_B: Field = Field::new(8, 1);
+    pub const ALT: Field = Field::new(9, 12);
 
     // Both position kinds.
-    pub const T: Field = (21, 1);
-    pub const F: Field = (22, 1);
-    pub const LAT: Field = (23, 17);
-    pub const LON: Field = (40, 17);
+    pub const T: Field = Field::new(21, 1);
+    pub const F: Field = Field::new(22, 1);
+    pub const LAT: Field = Field::new(23, 17);
+    pub const LON: Field = Field::new(40, 17);
 
     // TC 19: airborne velocity.
-    pub const IC: Field = (9, 1);
-    pub const IFR: Field = (10, 1);
-    pub const NAC_V: Field = (11, 3);
-    pub const EW_DIR: Field = (14, 1);
-    pub const EW: Field = (15, 10);
-    pub const NS_DIR: Field = (25, 1);
-    pub const NS: Field = (26, 10);
-    pub const HDG_STATUS: Field = (14, 1);
-    pub const HDG: Field = (15, 10);
-    pub const AS_TYPE: Field = (25, 1);
-    pub const AS: Field = (26, 10);
-    pub const VR_SRC: Field = (36, 1);
-    pub const VR_SIGN: Field = (37, 1);
-    pub const VR: Field = (38, 9);
-    pub const DIF_SIGN: Field = (49, 1);
-    pub const DIF: Field = (50, 7);
+    pub const IC: Field = Field::new(9, 1);
+    pub const IFR: Field = Field::new(10, 1);
+    pub const NAC_V: Field = Field::new(11, 3);
+    pub const EW_DIR: Field = Field::new(14, 1);
+    pub const EW: Field = Field::new(15, 10);
+    pub const NS_DIR: Field = Field::new(25, 1);
+    pub const NS: Field = Field::new(26, 10);
+    pub const HDG_STATUS: Field = Field::new(14, 1);
+    pub const HDG: Field = Field::new(15, 10);
+    pub const AS_TYPE: Field = Field::new(25, 1);
+    pub const AS: Field = Field::new(26, 10);
+    pub const VR_SRC: Field = Field::new(36, 1);
+    pub const VR_SIGN: Field = Field::new(37, 1);
+    pub const VR: Field = Field::new(38, 9);
+    pub const DIF_SIGN: Field = Field::new(49, 1);
+    pub const DIF: Field = Field::new(50, 7);
 
     // TC 28: aircraft status.
-    pub const EMERGENCY: Field = (9, 3);
-    pub const MODE_A: Field = (12, 13);
-    pub const ARA: Field = (9, 14);
-    pub const RAC: Field = (23, 4);
-    pub const RAT: Field = (27, 1);
-    pub const MTE: Field = (28, 1);
-    pub const TTI: Field = (29, 2);
-    pub const TID: Field = (31, 26);
+    pub const EMERGENCY: Field = Field::new(9, 3);
+    pub const MODE_A: Field = Field::new(12, 13);
+    pub const ARA: Field = Field::new(9, 14);
+    pub const RAC: Field = Field::new(23, 4);
+    pub const RAT: Field = Field::new(27, 1);
+    pub const MTE: Field = Field::new(28, 1);
+    pub const TTI: Field = Field::new(29, 2);
+    pub const TID: Field = Field::new(31, 26);
 
     // TC 29: target state and status.
-    pub const TSS_ST: Field = (6, 2);
-    pub const TSS_V1: Field = (8, 49);
-    pub const TSS_SIL_SUPP: Field = (8, 1);
-    pub const TSS_ALT_TYPE: Field = (9, 1);
-    pub const TSS_ALT: Field = (10, 11);
-    pub const TSS_BARO: Field = (21, 9);
-    pub const TSS_HDG_STATUS: Field = (30, 1);
-    pub const TSS_HDG: Field = (31, 9);
-    pub const TSS_NAC_P: Field = (40, 4);
-    pub const TSS_NIC_BARO: Field = (44, 1);
-    pub const TSS_SIL: Field = (45, 2);
-    pub const TSS_MODE_STATUS: Field = (47, 1);
-    pub const TSS_AUTOPILOT: Field = (48, 1);
-    pub const TSS_VNAV: Field = (49, 1);
-    pub const TSS_ALT_HOLD: Field = (50, 1);
-    pub const TSS_APPROACH: Field = (52, 1);
-    pub const TSS_TCAS: Field = (53, 1);
-    pub const TSS_LNAV: Field = (54, 1);
+    pub const TSS_ST: Field = Field::new(6, 2);
+    pub const TSS_V1: Field = Field::new(8, 49);
+    pub const TSS_SIL_SUPP: Field = Field::new(8, 1);
+    pub const TSS_ALT_TYPE: Field = Field::new(9, 1);
+    pub const TSS_ALT: Field = Field::new(10, 11);
+    pub const TSS_BARO: Field = Field::new(21, 9);
+    pub const TSS_HDG_STATUS: Field = Field::new(30, 1);
+    pub const TSS_HDG: Field = Field::new(31, 9);
+    pub const TSS_NAC_P: Field = Field::new(40, 4);
+    pub const TSS_NIC_BARO: Field = Field::new(44, 1);
+    pub const TSS_SIL: Field = Field::new(45, 2);
+    pub const TSS_MODE_STATUS: Field = Field::new(47, 1);
+    pub const TSS_AUTOPILOT: Field = Field::new(48, 1);
+    pub const TSS_VNAV: Field = Field::new(49, 1);
+    pub const TSS_ALT_HOLD: Field = Field::new(50, 1);
+    pub const TSS_APPROACH: Field = Field::new(52, 1);
+    pub const TSS_TCAS: Field = Field::new(53, 1);
+    pub const TSS_LNAV: Field = Field::new(54, 1);
 
     // TC 31: operational status.
-    pub const OPS_CC: Field = (9, 16);
-    pub const OPS_CC_SURFACE: Field = (9, 12);
-    pub const OPS_LW: Field = (21, 4);
-    pub const OPS_OM: Field = (25, 16);
-    pub const OPS_VERSION: Field = (41, 3);
-    pub const OPS_NIC_A: Field = (44, 1);
-    pub const OPS_NAC_P: Field = (45, 4);
-    pub const OPS_GVA: Field = (49, 2);
-    pub const OPS_SIL: Field = (51, 2);
-    pub const OPS_NIC_BARO: Field = (53, 1);
-    pub const OPS_HRD: Field = (54, 1);
-    pub const OPS_SIL_SUPP: Field = (55, 1);
+    pub const OPS_CC: Field = Field::new(9, 16);
+    pub const OPS_CC_SURFACE: Field = Field::new(9, 12);
+    pub const OPS_LW: Field = Field::new(21, 4);
+    pub const OPS_OM: Field = Field::new(25, 16);
+    pub const OPS_VERSION: Field = Field::new(41, 3);
+    pub const OPS_NIC_A: Field = Field::new(44, 1);
+    pub const OPS_NAC_P: Field = Field::new(45, 4);
+    pub const OPS_GVA: Field = Field::new(49, 2);
+    pub const OPS_SIL: Field = Field::new(51, 2);
+    pub const OPS_NIC_BARO: Field = Field::new(53, 1);
+    pub const OPS_HRD: Field = Field::new(54, 1);
+    pub const OPS_SIL_SUPP: Field = Field::new(55, 1);
 }
 
 use field::Field;
 
 /// Extract a field from the 56-bit ME word (ME bit 1 = word bit 55).
 #[inline(always)]
-const fn get(word: u64, (first, len): Field) -> u64 {
-    (word >> (57 - first - len)) & ((1 << len) - 1)
+const fn get(word: u64, f: Field) -> u64 {
+    f.get(word)
 }
 
 /// Insert a field into the 56-bit ME word; bits of `value` beyond the
 /// field's width are dropped.
 #[inline(always)]
-fn put(word: &mut u64, (first, len): Field, value: u64) {
-    let shift = 57 - first - len;
-    let mask = ((1u64 << len) - 1) << shift;
-    *word = (*word & !mask) | ((value << shift) & mask);
-}
-
-/// The 7 ME bytes as a big-endian 56-bit word.
-#[inline(always)]
-const fn word_of(b: &[u8; ME_LEN]) -> u64 {
-    u64::from_be_bytes([0, b[0], b[1], b[2], b[3], b[4], b[5], b[6]])
-}
-
-/// The 56-bit word back to 7 bytes.
-#[inline(always)]
-fn bytes_of(word: u64) -> [u8; ME_LEN] {
-    let b = word.to_be_bytes();
-    [b[1], b[2], b[3], b[4], b[5], b[6], b[7]]
+fn put(word: &mut u64, f: Field, value: u64) {
+    *word = f.put(*word, value);
 }
 
 /// Error from [`AdsbRepr::parse`] and [`Me::new_checked`].
@@ -245,7 +232,7 @@ pub use velocity::{
     AirVelocity, AirborneVelocity, AirspeedType, AltitudeDifference, GroundVelocity, Velocity,
     VerticalRate, VerticalRateSource,
 };
-pub use view::Me;
+pub use view::{Me, MeKind};
 
 // ---------------------------------------------------------------------------
 // Repr

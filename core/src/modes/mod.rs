@@ -5,9 +5,12 @@ pub mod altitude;
 pub mod crc;
 pub mod frame;
 
-// ADS-B extended squitter (ME field) and Comm-B (MB field) decoding.
+// ADS-B extended squitter (ME field) and Comm-B (MB field) decoding, over
+// one 56-bit field view and one identification character set.
 pub mod adsb;
+mod charset;
 pub mod commb;
+pub mod field56;
 
 // Compact Position Reporting.
 pub mod cpr;

@@ -3,6 +3,8 @@
 use core::fmt;
 
 use super::{field, get, put};
+pub use crate::modes::charset::CHARSET;
+use crate::modes::charset::{self, code_of};
 
 /// Aircraft identification and emitter category, TC 1–4 (BDS 0,8).
 ///
@@ -37,15 +39,14 @@ impl Identification {
                 tc: get(w, field::TC) as u8,
                 ca: get(w, field::ST) as u8,
             },
-            callsign: Callsign::from_codes(codes_of(w)),
+            callsign: Callsign::from_codes(charset::codes(w)),
         }
     }
 
     pub(super) fn to_word(self) -> u64 {
         let mut w = 0;
         put(&mut w, field::ST, self.category.ca as u64);
-        put(&mut w, field::CHARS, chars_word(self.callsign.codes));
-        w
+        charset::put_codes(w, self.callsign.codes)
     }
 
     /// The callsign as 8 ASCII bytes, trailing spaces kept; characters
@@ -58,24 +59,6 @@ impl Identification {
     pub fn callsign_str(&self) -> &str {
         self.callsign.as_str()
     }
-}
-
-/// The 8 six-bit character codes in ME bits 9–56 of `w`.
-#[inline]
-pub(super) fn codes_of(w: u64) -> [u8; 8] {
-    let chars = get(w, field::CHARS);
-    let mut codes = [0u8; 8];
-    for (i, c) in codes.iter_mut().enumerate() {
-        *c = ((chars >> (42 - 6 * i)) & 0x3F) as u8;
-    }
-    codes
-}
-
-/// The 48-bit character field from 8 codes.
-pub(super) fn chars_word(codes: [u8; 8]) -> u64 {
-    codes
-        .iter()
-        .fold(0u64, |acc, &c| (acc << 6) | (c & 0x3F) as u64)
 }
 
 /// ADS-B emitter category set, chosen by the identification type code.
@@ -181,11 +164,6 @@ impl fmt::Display for Category {
     }
 }
 
-/// The 6-bit character set of aircraft identification (ICAO Annex 10
-/// Vol IV, IA-5 subset): A–Z = 1–26, space = 32, 0–9 = 48–57; every other
-/// code is unused and shown as `#`.
-pub const CHARSET: &[u8; 64] = b"#ABCDEFGHIJKLMNOPQRSTUVWXYZ##### ###############0123456789######";
-
 /// An 8-character aircraft identification.
 ///
 /// Keeps the transmitted 6-bit codes (so codes outside the charset survive
@@ -235,11 +213,7 @@ impl Callsign {
         }
         let mut codes = [32u8; 8];
         for (c, &b) in codes.iter_mut().zip(s) {
-            *c = match b {
-                b'A'..=b'Z' => b - 64,
-                b'0'..=b'9' | b' ' => b,
-                _ => return None,
-            };
+            *c = code_of(b)?;
         }
         Some(Callsign::from_codes(codes))
     }

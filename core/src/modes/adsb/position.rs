@@ -1,6 +1,7 @@
 //! TC 5–8 surface and TC 9–18, 20–22 airborne positions (BDS 0,6 / 0,5).
 
 use super::{field, get, put};
+use crate::macros::enum_with_unknown;
 use crate::modes::altitude::decode_ac12;
 
 /// CPR format flag (ME bit 22).
@@ -269,35 +270,19 @@ impl SurfacePosition {
     }
 }
 
-/// Surveillance status (ME bits 6–7 of airborne position).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum SurveillanceStatus {
-    /// 0: no condition.
-    NoCondition,
-    /// 1: permanent alert (emergency).
-    PermanentAlert,
-    /// 2: temporary alert (Mode A code change other than emergency).
-    TemporaryAlert,
-    /// 3: SPI (ident) condition.
-    Spi,
-}
-
-impl From<u8> for SurveillanceStatus {
-    /// The low 2 bits.
-    fn from(v: u8) -> SurveillanceStatus {
-        match v & 3 {
-            0 => SurveillanceStatus::NoCondition,
-            1 => SurveillanceStatus::PermanentAlert,
-            2 => SurveillanceStatus::TemporaryAlert,
-            _ => SurveillanceStatus::Spi,
-        }
-    }
-}
-
-impl From<SurveillanceStatus> for u8 {
-    fn from(s: SurveillanceStatus) -> u8 {
-        s as u8
+enum_with_unknown! {
+    /// Surveillance status (ME bits 6–7 of airborne position).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+    pub enum SurveillanceStatus(u8 & 0b11) {
+        /// 0: no condition.
+        NoCondition = 0,
+        /// 1: permanent alert (emergency).
+        PermanentAlert = 1,
+        /// 2: temporary alert (Mode A code change other than emergency).
+        TemporaryAlert = 2,
+        /// 3: SPI (ident) condition.
+        Spi = 3,
     }
 }
 

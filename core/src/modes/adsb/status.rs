@@ -2,6 +2,7 @@
 //! operational status (BDS 6,1 / 6,2 / 6,5).
 
 use super::{field, get, put};
+use crate::macros::enum_with_unknown;
 use crate::modes::altitude::decode_id13;
 
 // ---------------------------------------------------------------------------
@@ -66,47 +67,27 @@ impl AircraftStatus {
     }
 }
 
-/// Emergency/priority state (ME bits 9–11 of TC 28 subtype 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum EmergencyState {
-    /// 0: no emergency.
-    None,
-    /// 1: general emergency (7700).
-    General,
-    /// 2: lifeguard / medical emergency.
-    Medical,
-    /// 3: minimum fuel.
-    MinimumFuel,
-    /// 4: no communications (7600).
-    NoCommunications,
-    /// 5: unlawful interference (7500).
-    UnlawfulInterference,
-    /// 6: downed aircraft.
-    DownedAircraft,
-    /// 7: reserved.
-    Reserved,
-}
-
-impl From<u8> for EmergencyState {
-    /// The low 3 bits.
-    fn from(v: u8) -> EmergencyState {
-        match v & 7 {
-            0 => EmergencyState::None,
-            1 => EmergencyState::General,
-            2 => EmergencyState::Medical,
-            3 => EmergencyState::MinimumFuel,
-            4 => EmergencyState::NoCommunications,
-            5 => EmergencyState::UnlawfulInterference,
-            6 => EmergencyState::DownedAircraft,
-            _ => EmergencyState::Reserved,
-        }
-    }
-}
-
-impl From<EmergencyState> for u8 {
-    fn from(s: EmergencyState) -> u8 {
-        s as u8
+enum_with_unknown! {
+    /// Emergency/priority state (ME bits 9–11 of TC 28 subtype 1).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+    pub enum EmergencyState(u8 & 0b111) {
+        /// 0: no emergency.
+        None = 0,
+        /// 1: general emergency (7700).
+        General = 1,
+        /// 2: lifeguard / medical emergency.
+        Medical = 2,
+        /// 3: minimum fuel.
+        MinimumFuel = 3,
+        /// 4: no communications (7600).
+        NoCommunications = 4,
+        /// 5: unlawful interference (7500).
+        UnlawfulInterference = 5,
+        /// 6: downed aircraft.
+        DownedAircraft = 6,
+        /// 7: reserved.
+        Reserved = 7,
     }
 }
 

@@ -1,83 +1,46 @@
 //! The [`Me`] typed view: one getter and setter per ME field.
 
-use super::identification::{chars_word, codes_of};
-use super::{AdsbRepr, ME_LEN, ParseError, bytes_of, field, get, put};
+use super::{AdsbRepr, ParseError, field, get, put};
+use crate::modes::charset;
+use crate::modes::field56::{self, Field56};
 use field::Field;
 
-/// A read/write view of an ME field (7 bytes).
+/// The ME kind of [`Field56`]: names the view `Me` and reports a short
+/// buffer as [`ParseError::Truncated`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeKind {}
+
+impl field56::Kind for MeKind {
+    const NAME: &'static str = "Me";
+    type Error = ParseError;
+    fn truncated(got: usize) -> ParseError {
+        ParseError::Truncated {
+            expected: field56::LEN,
+            got,
+        }
+    }
+}
+
+/// A read/write view of an ME field (7 bytes): the shared 56-bit view
+/// [`Field56`] read as ADS-B.
 ///
 /// Getters return the raw code of one field at the bit position the
 /// specification gives it; which getters are meaningful depends on
-/// [`type_code`](Me::type_code) (and for TC 19/28/29/31 on the subtype).
-/// Each getter's documentation gives its ME bit range. Setters write the
-/// low bits of the value into the field and leave every other bit alone.
+/// [`type_code`](Field56::type_code) (and for TC 19/28/29/31 on the
+/// subtype). Each getter's documentation gives its ME bit range. Setters
+/// write the low bits of the value into the field and leave every other
+/// bit alone.
 ///
-/// Bytes beyond the seventh are ignored. After [`check_len`](Me::check_len)
-/// (or [`new_checked`](Me::new_checked)) succeeds no accessor panics; with
-/// [`new_unchecked`](Me::new_unchecked) on a buffer shorter than 7 bytes
-/// accessors panic on the slice index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Me<T: AsRef<[u8]>> {
-    buffer: T,
-}
+/// Bytes beyond the seventh are ignored. After
+/// [`check_len`](Field56::check_len) (or [`new_checked`](Field56::new_checked))
+/// succeeds no accessor panics; with [`new_unchecked`](Field56::new_unchecked)
+/// on a buffer shorter than 7 bytes accessors panic on the slice index.
+pub type Me<T> = Field56<T, MeKind>;
 
 impl<T: AsRef<[u8]>> Me<T> {
-    /// Wrap a buffer without checking its length.
-    ///
-    /// ```
-    /// use airwaves_core::modes::adsb::Me;
-    /// let me = Me::new_unchecked([0x20, 0x2C, 0xC3, 0x71, 0xC3, 0x2C, 0xE0]);
-    /// assert_eq!(me.type_code(), 4);
-    /// ```
-    pub const fn new_unchecked(buffer: T) -> Me<T> {
-        Me { buffer }
-    }
-
-    /// Wrap a buffer, checking that it holds at least [`ME_LEN`] bytes.
-    ///
-    /// ```
-    /// use airwaves_core::modes::adsb::{Me, ParseError};
-    /// let frame = [0x8D, 0x40, 0x62, 0x1D, 0x58, 0xC3, 0x82, 0xD6, 0x90, 0xC8, 0xAC, 0x28, 0x63, 0xA7];
-    /// let me = Me::new_checked(&frame[4..11])?;
-    /// assert_eq!((me.type_code(), me.cpr_lat(), me.cpr_lon()), (11, 93000, 51372));
-    /// assert!(Me::new_checked(&frame[..3]).is_err());
-    /// # Ok::<(), ParseError>(())
-    /// ```
-    pub fn new_checked(buffer: T) -> Result<Me<T>, ParseError> {
-        let me = Me::new_unchecked(buffer);
-        me.check_len()?;
-        Ok(me)
-    }
-
-    /// Check that the buffer holds at least [`ME_LEN`] bytes.
-    pub fn check_len(&self) -> Result<(), ParseError> {
-        let got = self.buffer.as_ref().len();
-        if got < ME_LEN {
-            Err(ParseError::Truncated {
-                expected: ME_LEN,
-                got,
-            })
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Give back the underlying buffer.
-    pub fn into_inner(self) -> T {
-        self.buffer
-    }
-
-    /// The whole field as a 56-bit big-endian word (ME bit 1 is bit 55).
-    #[inline]
-    pub fn word(&self) -> u64 {
-        let b = self.buffer.as_ref();
-        u64::from_be_bytes([0, b[0], b[1], b[2], b[3], b[4], b[5], b[6]])
-    }
-
     /// The 8 callsign character codes (6-bit, ME bits 9–56; TC 1–4).
     pub fn callsign_codes(&self) -> [u8; 8] {
-        codes_of(self.word())
+        charset::codes(self.word())
     }
 
     /// Parse the content; same as [`AdsbRepr::parse`] on the buffer.
@@ -91,12 +54,12 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Me<T> {
     fn update(&mut self, f: Field, value: u64) {
         let mut w = self.word();
         put(&mut w, f, value);
-        self.buffer.as_mut()[..ME_LEN].copy_from_slice(&bytes_of(w));
+        self.set_word(w);
     }
 
     /// Set the 8 callsign character codes (low 6 bits of each).
     pub fn set_callsign_codes(&mut self, codes: [u8; 8]) {
-        self.update(field::CHARS, chars_word(codes));
+        self.set_word(charset::put_codes(self.word(), codes));
     }
 }
 
@@ -146,7 +109,7 @@ macro_rules! me_fields {
         }
         impl<T: AsRef<[u8]> + AsMut<[u8]>> Me<T> {
             $(
-                #[doc = concat!("Set the field read by [`Me::", stringify!($get),
+                #[doc = concat!("Set the field read by [`Field56::", stringify!($get),
                     "`]; bits beyond its width are dropped.")]
                 #[inline]
                 pub fn $set(&mut self, value: $ty) {
@@ -161,7 +124,7 @@ me_fields! {
     /// Type code, ME bits 1–5.
     type_code, set_type_code: u8 = TC;
     /// Subtype, ME bits 6–8 (TC 19, 28, 31; for TC 1–4 the emitter
-    /// category CA). TC 29 uses only bits 6–7: see [`Me::tss_subtype`].
+    /// category CA). TC 29 uses only bits 6–7: see [`Field56::tss_subtype`].
     subtype, set_subtype: u8 = ST;
     /// Surface movement code, ME bits 6–12 (TC 5–8); see [`Movement`](super::Movement).
     movement, set_movement: u8 = MOVEMENT;
