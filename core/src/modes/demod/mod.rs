@@ -157,7 +157,7 @@ use history::power;
 use preamble::trigger_window;
 
 /// 12 MHz timestamp ticks per second.
-pub const TICK_HZ: u32 = 12_000_000;
+pub const TICK_HZ: u32 = super::time::Ticks::HZ as u32;
 
 /// Ticks per half-bit (0.5 µs).
 const HALF: usize = 6;
