@@ -148,27 +148,6 @@ impl Rng {
     }
 }
 
-#[cfg(test)]
-mod test {
-    use super::*;
-
-    #[test]
-    #[cfg_attr(miri, ignore = "heavy under miri")]
-    fn test_fit_tone_recovers_amplitude() {
-        let f = 0.0123;
-        let y: Vec<f64> = (0..4000)
-            .map(|n| 0.7 * libm::sin(2.0 * PI * f * n as f64 + 0.3) + 0.1)
-            .collect();
-        let (amp, dc, res) = fit_tone(&y, f);
-        assert!((amp - 0.7).abs() < 1e-9 && (dc - 0.1).abs() < 1e-9 && res < 1e-9);
-        let mut rng = Rng::new(7);
-        let noisy: Vec<f64> = y.iter().map(|v| v + 0.007 * rng.gauss()).collect();
-        // Tone power 0.245, noise power 4.9e-5: 36.99 dB.
-        let s = tone_sinad_db(&noisy, f);
-        assert!((s - 36.99).abs() < 0.3, "{s}");
-    }
-}
-
 /// `../shared/data/<rel>` beside the checkout, read whole.
 ///
 /// When it cannot be read, the test skips with a "skipping" line and
@@ -198,4 +177,25 @@ pub fn shared_data(rel: &str) -> Option<Vec<u8>> {
 /// As [`shared_data`], and when the file is not UTF-8.
 pub fn shared_text(rel: &str) -> Option<std::string::String> {
     shared_data(rel).map(|b| std::string::String::from_utf8(b).expect("UTF-8 test data"))
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    #[cfg_attr(miri, ignore = "heavy under miri")]
+    fn test_fit_tone_recovers_amplitude() {
+        let f = 0.0123;
+        let y: Vec<f64> = (0..4000)
+            .map(|n| 0.7 * libm::sin(2.0 * PI * f * n as f64 + 0.3) + 0.1)
+            .collect();
+        let (amp, dc, res) = fit_tone(&y, f);
+        assert!((amp - 0.7).abs() < 1e-9 && (dc - 0.1).abs() < 1e-9 && res < 1e-9);
+        let mut rng = Rng::new(7);
+        let noisy: Vec<f64> = y.iter().map(|v| v + 0.007 * rng.gauss()).collect();
+        // Tone power 0.245, noise power 4.9e-5: 36.99 dB.
+        let s = tone_sinad_db(&noisy, f);
+        assert!((s - 36.99).abs() < 0.3, "{s}");
+    }
 }
