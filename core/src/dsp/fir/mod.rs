@@ -96,6 +96,7 @@ pub use decimator::{Decimate, Decimator, DecimatorState, SplitDecimate};
 pub use design::FirDesign;
 pub use filter::{Fir, FirKernel, FirState, SymFir};
 
+pub(crate) use crate::dsp::output::output_too_short;
 use crate::{C32, Ci16};
 
 pub(crate) mod sealed {
@@ -189,13 +190,6 @@ pub(crate) fn headroom_panic(l1: i64) -> ! {
 #[track_caller]
 fn asymmetric_panic(i: usize) -> ! {
     panic!("taps are not symmetric: h[{i}] != h[N-1-{i}]")
-}
-
-#[cold]
-#[inline(never)]
-#[track_caller]
-pub(crate) fn output_too_short(have: usize, need: usize) -> ! {
-    panic!("output slice holds {have} samples, max_output needs {need}")
 }
 
 /// Panic unless the Q15 tap L1 norm (plus `extra` LSB) fits the `i32`
