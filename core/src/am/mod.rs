@@ -57,7 +57,7 @@ pub mod receiver;
 pub mod squelch;
 pub mod sync;
 
-pub use crate::fm::wbfm::OutputTooShort;
+pub use crate::dsp::output::OutputTooShort;
 
 /// Invalid receiver configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

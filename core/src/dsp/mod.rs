@@ -7,6 +7,8 @@
 
 pub mod design;
 pub mod fixed;
+// Output-size checks of block methods.
+pub mod output;
 
 // Input conversion, DC removal, NCO and mixing.
 pub mod convert;

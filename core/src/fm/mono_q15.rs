@@ -31,11 +31,12 @@
 use super::channel::{ChannelFilter, ChannelFilterState, TAPS};
 use super::wbfm::{
     AUD_N, AUDIO_DECIMATION, AUDIO_RATE, DEVIATION_HZ, INPUT_RATE, MPX_DECIMATION, MPX_RATE,
-    OutputTooShort, RS_HIST, RS_TAPS,
+    RS_HIST, RS_TAPS,
 };
 use crate::dsp::SplitProcess;
 use crate::dsp::deemph::{DeemphasisQ15, DeemphasisQ15State};
 use crate::dsp::fir::{FirDesign, FirState, SymFir};
+use crate::dsp::output::OutputTooShort;
 use crate::dsp::phase::atan2_i32;
 use crate::dsp::resample::{Resampler, ResamplerState, design_q15};
 

@@ -37,11 +37,12 @@
 //! (see [`wbfm`](super::wbfm)). Finally `L = m + d`, `R = m − d`. Output
 //! scale: ±1.0 = ±75 kHz of deviation, as the mono decoder.
 
-use super::wbfm::{AUDIO_DECIMATION, AudioPath, AudioPathState, CHUNK, MPX_RATE, OutputTooShort};
+use super::wbfm::{AUDIO_DECIMATION, AudioPath, AudioPathState, CHUNK, MPX_RATE};
 use crate::dsp::SplitProcess;
 use crate::dsp::deemph::{Deemphasis, DeemphasisState};
 use crate::dsp::iir::{Biquad, BiquadDesign, Df2tState};
 use crate::dsp::nco::cos_sin_f32;
+use crate::dsp::output::OutputTooShort;
 use core::f64::consts::PI;
 
 /// Nominal pilot level (fraction of full deviation).

@@ -94,45 +94,9 @@ pub(crate) const AUD_N: usize = 63;
 /// MPX samples per internal chunk.
 pub(crate) const CHUNK: usize = 240;
 
-/// Wrong buffer sizes passed to a block method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct OutputTooShort {
-    /// The length needed.
-    pub expected: usize,
-    /// The length given.
-    pub got: usize,
-}
-
-impl OutputTooShort {
-    /// `Ok` if an output of `got` samples holds the `expected` ones, else
-    /// the error naming both.
-    ///
-    /// ```
-    /// use airwaves_core::fm::wbfm::OutputTooShort;
-    /// assert_eq!(OutputTooShort::check(4, 4), Ok(()));
-    /// assert_eq!(OutputTooShort::check(5, 4), Err(OutputTooShort { expected: 5, got: 4 }));
-    /// ```
-    pub fn check(expected: usize, got: usize) -> Result<(), Self> {
-        if got < expected {
-            Err(OutputTooShort { expected, got })
-        } else {
-            Ok(())
-        }
-    }
-}
-
-impl core::fmt::Display for OutputTooShort {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "output buffer too short: need {}, got {}",
-            self.expected, self.got
-        )
-    }
-}
-
-impl core::error::Error for OutputTooShort {}
+/// The error of the block methods (moved to [`crate::dsp::output`]; this
+/// path stays for compatibility).
+pub use crate::dsp::output::OutputTooShort;
 
 /// Front-end configuration: the station's offset, the channel filter, the
 /// discriminator. State: [`FrontEndState`].
