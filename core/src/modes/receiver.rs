@@ -160,29 +160,18 @@ impl<const N: usize> Receiver<N> {
     /// [`Clock::Arrival`]; ignored with [`Clock::Samples`]); every frame
     /// and reply judged complete goes to `sink`.
     pub fn process(&mut self, iq: &[u8], arrival_ms: u64, sink: &mut impl Sink<N>) {
-        let Receiver {
-            demod,
-            state,
-            known,
-            modeac,
-            tracker,
-            clock,
-        } = self;
-        let mut track = Track {
-            tracker,
-            clock: *clock,
-            arrival_ms,
-            sink,
-        };
-        demod.process(state, known, iq, |f| track.frame(f));
-        if let Some((d, s)) = modeac {
-            d.process(s, iq, |r| track.sink.mode_ac(r));
-        }
+        self.run(Some(iq), arrival_ms, sink);
     }
 
     /// End of stream: flush the frames and replies still held, as if
     /// silence followed (`arrival_ms` as in [`process`](Self::process)).
     pub fn finish(&mut self, arrival_ms: u64, sink: &mut impl Sink<N>) {
+        self.run(None, arrival_ms, sink);
+    }
+
+    /// [`process`](Self::process) `iq`, or [`finish`](Self::finish) for
+    /// `None`.
+    fn run(&mut self, iq: Option<&[u8]>, arrival_ms: u64, sink: &mut impl Sink<N>) {
         let Receiver {
             demod,
             state,
@@ -197,9 +186,15 @@ impl<const N: usize> Receiver<N> {
             arrival_ms,
             sink,
         };
-        demod.finish(state, known, |f| track.frame(f));
+        match iq {
+            Some(iq) => demod.process(state, known, iq, |f| track.frame(f)),
+            None => demod.finish(state, known, |f| track.frame(f)),
+        }
         if let Some((d, s)) = modeac {
-            d.finish(s, |r| track.sink.mode_ac(r));
+            match iq {
+                Some(iq) => d.process(s, iq, |r| track.sink.mode_ac(r)),
+                None => d.finish(s, |r| track.sink.mode_ac(r)),
+            }
         }
     }
 
