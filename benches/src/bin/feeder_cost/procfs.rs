@@ -3,7 +3,7 @@
 /// Resources of a process read from `/proc/PID/stat` and `/proc/PID/status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) struct ProcSample {
-    /// User + system time of all its threads, ticks of 1/[`USER_HZ`] s.
+    /// User + system time of all its threads, ticks of 1/[`USER_HZ`](super::USER_HZ) s.
     pub(super) cpu_ticks: u64,
     /// Peak resident set (`VmHWM`), KiB.
     pub(super) hwm_kib: u64,
