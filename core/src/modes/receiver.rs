@@ -228,8 +228,8 @@ impl<const N: usize> Receiver<N> {
 
     /// The sample time reached: ticks of the samples demodulated so far.
     pub fn now(&self) -> Ticks {
-        let rate = Ticks::HZ / u64::from(self.demod.ticks_per_sample()).max(1);
-        Ticks::from_samples(self.state.stats().samples, rate as u32)
+        let tps = u64::from(self.demod.ticks_per_sample());
+        Ticks(self.state.stats().samples.saturating_mul(tps))
     }
 
     /// Remove aircraft not heard for the tracker's expiry time at `now_ms`
