@@ -7,7 +7,7 @@ use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
 use crate::cli::{LocationArgs, TuningArgs, parse_hz};
-use crate::demo::{DemoConfig, DemoSky};
+use crate::demo::{DemoConfig, DemoSky, PacedSky};
 use crate::error::{AdsbError, CommandError};
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use crate::feed::metrics::write_metrics;
@@ -846,9 +846,11 @@ fn open_input(
                 args.demo_aircraft, config.receiver.lat, config.receiver.lon
             );
         }
-        return Ok(Input::Demo {
-            sky: Box::new(sky),
-            sample_rate: f64::from(rate),
+        return Ok(Input {
+            source: Box::new(PacedSky::new(sky, f64::from(rate))),
+            description: "the simulated sky".to_string(),
+            reopen: None,
+            lossless: false,
         });
     }
     let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate).map_err(AdsbError::Gain)?;
@@ -864,7 +866,8 @@ fn open_input(
         .rtl_tcp
         .is_some()
         .then(|| (args.source.clone(), tuning));
-    Ok(Input::Radio {
+    Ok(Input {
+        description: source.description().to_string(),
         source: Box::new(source),
         reopen,
         lossless,

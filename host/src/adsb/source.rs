@@ -1,8 +1,10 @@
 //! The feeder's source thread: I/Q from a dongle, an rtl_tcp server, a
-//! file or the simulated sky, copied into the ring of fixed buffers.
+//! file or the simulated sky, read straight into a free buffer of the
+//! ring ([`SampleSource::read`] on the grant: no copy in between).
 //!
 //! A live source never waits for the decoder: when every ring buffer is
-//! still held, the buffer is dropped and counted
+//! still held, what it delivers is read into a scratch buffer, dropped and
+//! counted
 //! ([`crate::ring::RingStats`]). A file read as fast as possible waits for
 //! a free buffer instead, so that nothing is lost. An rtl_tcp server that
 //! closes is reconnected every [`RECONNECT`]; a lost dongle is reopened by
@@ -10,9 +12,8 @@
 //! stop request, or when the consumer is gone.
 
 use super::cpu;
-use crate::demo::DemoSky;
 use crate::ring::Producer;
-use crate::source::{Source, SourceArgs, SourceError, SourceStats, Tuning};
+use crate::source::{CHUNK, SampleSource, Source, SourceArgs, SourceError, Tuning, read_into_ring};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -21,30 +22,18 @@ use std::time::{Duration, Instant};
 /// Wait between rtl_tcp reconnection attempts.
 pub const RECONNECT: Duration = Duration::from_secs(2);
 
-/// Bytes of I/Q the demo renders per ring buffer (≈ 27 ms at 2.4 MS/s):
-/// small enough that frames reach the map promptly.
-const DEMO_CHUNK: usize = 131_072;
-
 /// What the thread reads.
-pub enum Input {
-    /// A dongle, emulator, rtl_tcp server or file, opened already.
-    Radio {
-        /// The open source.
-        source: Box<Source>,
-        /// How to reopen it after an rtl_tcp server closes (`None`: the
-        /// end of the stream is the end).
-        reopen: Option<(SourceArgs, Tuning)>,
-        /// Wait for free ring buffers instead of dropping (an unthrottled
-        /// file).
-        lossless: bool,
-    },
-    /// The simulated sky, paced at its sample rate.
-    Demo {
-        /// The sky.
-        sky: Box<DemoSky>,
-        /// Its sample rate, Hz.
-        sample_rate: f64,
-    },
+pub struct Input {
+    /// The source, opened already: a dongle, emulator, rtl_tcp server or
+    /// file ([`Source`]), or the simulated sky ([`crate::demo::PacedSky`]).
+    pub source: Box<dyn SampleSource<Error = SourceError>>,
+    /// What it is, for the loss message.
+    pub description: String,
+    /// How to reopen it after an rtl_tcp server closes (`None`: the end of
+    /// the stream is the end).
+    pub reopen: Option<(SourceArgs, Tuning)>,
+    /// Wait for free ring buffers instead of dropping (an unthrottled file).
+    pub lossless: bool,
 }
 
 /// Counters the source thread shares while it runs.
@@ -85,6 +74,12 @@ pub fn spawn(
 }
 
 fn run(input: Input, mut producer: Producer, shared: &Shared, quiet: bool) -> End {
+    let Input {
+        mut source,
+        mut description,
+        reopen,
+        lossless,
+    } = input;
     let mut last_cpu = Instant::now();
     let mut account = |shared: &Shared, force: bool| {
         if force || last_cpu.elapsed() >= Duration::from_millis(500) {
@@ -94,124 +89,73 @@ fn run(input: Input, mut producer: Producer, shared: &Shared, quiet: bool) -> En
             last_cpu = Instant::now();
         }
     };
-    match input {
-        Input::Demo {
-            mut sky,
-            sample_rate,
-        } => {
-            let start = Instant::now();
-            let mut samples = 0u64;
-            while !shared.stop.load(Ordering::Relaxed) && producer.consumer_alive() {
-                let due = Duration::from_secs_f64(samples as f64 / sample_rate);
-                if let Some(wait) = due.checked_sub(start.elapsed()) {
-                    std::thread::sleep(wait);
-                }
-                match producer.grant() {
-                    Some(mut g) => {
-                        let n = DEMO_CHUNK.min(g.len()) & !1;
-                        sky.fill(&mut g[..n]);
-                        g.commit(n);
-                        shared.bytes.fetch_add(n as u64, Ordering::Relaxed);
-                    }
-                    None => {
-                        // The decoder is behind: keep simulated time with
-                        // real time, as a dongle would, and count the loss.
-                        let mut scratch = [0u8; 4096];
-                        let mut left = DEMO_CHUNK;
-                        while left > 0 {
-                            let n = left.min(scratch.len());
-                            sky.fill(&mut scratch[..n]);
-                            left -= n;
-                        }
-                        producer.record_drop(DEMO_CHUNK);
-                    }
-                }
-                samples += (DEMO_CHUNK / 2) as u64;
-                account(shared, false);
-            }
+    // Where a live source's bytes go when every ring buffer is held: read
+    // (the source keeps its pace) and counted as dropped.
+    let mut scratch = if lossless {
+        Vec::new()
+    } else {
+        vec![0u8; CHUNK]
+    };
+    loop {
+        if shared.stop.load(Ordering::Relaxed) || !producer.consumer_alive() {
             account(shared, true);
-            End::Finished
+            return End::Finished;
         }
-        Input::Radio {
-            mut source,
-            reopen,
-            lossless,
-        } => loop {
-            if shared.stop.load(Ordering::Relaxed) || !producer.consumer_alive() {
+        let scratch = (!lossless).then_some(&mut scratch[..]);
+        let read = match read_into_ring(&mut *source, &mut producer, scratch) {
+            Ok(None) => {
+                // A file replay waits for the decoder to free a buffer.
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            Ok(Some(n)) => Ok(n),
+            Err(e) => Err(e),
+        };
+        match read {
+            Ok(n) if n > 0 => {
+                shared.bytes.fetch_add(n as u64, Ordering::Relaxed);
+                shared
+                    .device_lost_bytes
+                    .store(source.lost_bytes(), Ordering::Relaxed);
+            }
+            Ok(_) | Err(_) if reopen.is_some() => {
+                let Some((args, tuning)) = &reopen else {
+                    continue;
+                };
+                if !quiet {
+                    eprintln!(
+                        "airwaves adsb: lost {description}; reconnecting every {} s",
+                        RECONNECT.as_secs()
+                    );
+                }
+                loop {
+                    if shared.stop.load(Ordering::Relaxed) {
+                        return End::Finished;
+                    }
+                    std::thread::sleep(RECONNECT);
+                    match Source::open(args, tuning) {
+                        Ok(s) => {
+                            if !quiet {
+                                eprintln!("airwaves adsb: reconnected to {}", s.description());
+                            }
+                            description = s.description().to_string();
+                            source = Box::new(s);
+                            break;
+                        }
+                        Err(e) if !quiet => eprintln!("airwaves adsb: reconnect: {e}"),
+                        Err(_) => {}
+                    }
+                }
+            }
+            Ok(_) => {
                 account(shared, true);
                 return End::Finished;
             }
-            match source.next_buffer() {
-                Ok(Some(buf)) => {
-                    if lossless {
-                        push_waiting(&mut producer, buf, shared);
-                    } else {
-                        producer.push(buf);
-                    }
-                    shared.bytes.fetch_add(buf.len() as u64, Ordering::Relaxed);
-                    let s: SourceStats = source.stats();
-                    shared.device_lost_bytes.store(
-                        s.dongle.ring_dropped_bytes + s.dongle.gap_bytes,
-                        Ordering::Relaxed,
-                    );
-                }
-                Ok(None) | Err(_) if reopen.is_some() => {
-                    let Some((args, tuning)) = &reopen else {
-                        continue;
-                    };
-                    if !quiet {
-                        eprintln!(
-                            "airwaves adsb: lost {}; reconnecting every {} s",
-                            source.description(),
-                            RECONNECT.as_secs()
-                        );
-                    }
-                    loop {
-                        if shared.stop.load(Ordering::Relaxed) {
-                            return End::Finished;
-                        }
-                        std::thread::sleep(RECONNECT);
-                        match Source::open(args, tuning) {
-                            Ok(s) => {
-                                if !quiet {
-                                    eprintln!("airwaves adsb: reconnected to {}", s.description());
-                                }
-                                *source = s;
-                                break;
-                            }
-                            Err(e) if !quiet => eprintln!("airwaves adsb: reconnect: {e}"),
-                            Err(_) => {}
-                        }
-                    }
-                }
-                Ok(None) => {
-                    account(shared, true);
-                    return End::Finished;
-                }
-                Err(e) => {
-                    account(shared, true);
-                    return End::Failed(e);
-                }
+            Err(e) => {
+                account(shared, true);
+                return End::Failed(e);
             }
-            account(shared, false);
-        },
-    }
-}
-
-/// Copy `data` into the ring, waiting for free buffers (a file replay).
-fn push_waiting(producer: &mut Producer, mut data: &[u8], shared: &Shared) {
-    while !data.is_empty() {
-        if shared.stop.load(Ordering::Relaxed) || !producer.consumer_alive() {
-            return;
         }
-        match producer.grant() {
-            Some(mut g) => {
-                let n = data.len().min(g.len());
-                g[..n].copy_from_slice(&data[..n]);
-                g.commit(n);
-                data = &data[n..];
-            }
-            None => std::thread::sleep(Duration::from_millis(1)),
-        }
+        account(shared, false);
     }
 }

@@ -8,7 +8,9 @@ use crate::cli::{DongleArgs, TuningArgs, parse_hz};
 use crate::error::CommandError;
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::{Error, r82xx, usb};
-use crate::source::{Source, SourceArgs, SourceStats, Tuning, count_stream, describe};
+use crate::source::{
+    CHUNK, SampleSource, Source, SourceArgs, SourceStats, Tuning, count_stream, describe,
+};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -159,8 +161,17 @@ pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
     let mut run = |source: &mut Source| -> Result<u64, CommandError> {
         let mut remaining = args.samples.saturating_mul(2);
         let mut written = 0u64;
+        let mut buf = vec![0u8; CHUNK];
         while args.samples == 0 || remaining > 0 {
-            let Some(buf) = source.next_buffer()? else {
+            // Read no more than is wanted: the source delivers (and counts)
+            // exactly what is written.
+            let want = if args.samples == 0 {
+                CHUNK
+            } else {
+                CHUNK.min(usize::try_from(remaining).unwrap_or(CHUNK))
+            };
+            let n = source.read(&mut buf[..want])?;
+            if n == 0 {
                 if args.samples == 0 {
                     break;
                 }
@@ -168,19 +179,14 @@ pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
                     written: written / 2,
                     wanted: args.samples,
                 });
-            };
-            let take = if args.samples == 0 {
-                buf.len()
-            } else {
-                buf.len().min(remaining as usize)
-            };
-            match out.write_all(&buf[..take]) {
+            }
+            match out.write_all(&buf[..n]) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
                 Err(e) => return Err(CommandError::Io(e)),
             }
-            written += take as u64;
-            remaining -= take as u64;
+            written += n as u64;
+            remaining = remaining.saturating_sub(n as u64);
         }
         out.flush().map_err(CommandError::Io)?;
         Ok(written / 2)

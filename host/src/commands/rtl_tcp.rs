@@ -108,7 +108,7 @@ pub fn run_cli(args: &RtlTcpArgs) -> Result<(), CommandError> {
 }
 
 /// Bind, announce, run until stopped, print the totals.
-fn serve<C: rtltcp::device::Control + 'static, S: rtltcp::device::SampleSource + 'static>(
+fn serve<C: rtltcp::device::Control + 'static, S: crate::source::SampleSource + 'static>(
     args: &RtlTcpArgs,
     config: rtltcp::server::ServerConfig,
     control: C,

@@ -33,11 +33,14 @@
 //! number of samples read: the output does not depend on how `fill` calls
 //! split the stream (tested).
 
+mod paced;
 pub mod render;
 pub mod sky;
 pub mod transponder;
 
 use std::fmt;
+
+pub use paced::{BLOCK as PACED_BLOCK, PacedSky};
 
 use airwaves_core::modes::adsb::{Callsign, Category};
 use airwaves_core::modes::cpr::Position;

@@ -12,7 +12,7 @@ use super::demod::{AUDIO_RATE, ConfigError, Demodulator};
 use super::pcm::s16le;
 use super::status::{StatusLine, level_dbfs};
 use super::wav::WavWriter;
-use crate::source::{Source, SourceArgs, SourceError, Tuning};
+use crate::source::{CHUNK, SampleSource, Source, SourceArgs, SourceError, Tuning};
 use airwaves_core::dsp::resample::{Resampler, ResamplerState, design_f32, taps_per_phase};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -331,6 +331,7 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
         if channels == 2 { "stereo" } else { "mono" },
         device,
     );
+    let mut iq = vec![0u8; CHUNK];
     let mut audio = vec![0.0f32; plan.demod.max_output(STEP)];
     let mut resampled = Vec::new();
     let mut scratch = Vec::new();
@@ -348,9 +349,9 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
     };
     let result = (|| -> Result<(), RadioError> {
         loop {
-            let buf = match source.next_buffer() {
-                Ok(Some(b)) => b,
-                Ok(None) => return Ok(()),
+            let buf = match source.read(&mut iq) {
+                Ok(0) => return Ok(()),
+                Ok(n) => &iq[..n],
                 // A non-looping recording behind the emulator ends with
                 // the stick "unplugged": that is its end.
                 Err(SourceError::Rtl(_)) if emulated_recording(&plan.source) => return Ok(()),

@@ -1,5 +1,6 @@
 //! The seam between the rtl_tcp server and what it serves: [`Control`]
-//! takes the 14 rtl_tcp settings, [`SampleSource`] yields the I/Q bytes.
+//! takes the 14 rtl_tcp settings, [`crate::source::SampleSource`] (the
+//! one source seam of every command) yields the I/Q bytes.
 //!
 //! Two halves, so that commands (one thread) and streaming (another) never
 //! wait for each other. Implemented by [`super::file::FileControl`] /
@@ -51,20 +52,6 @@ pub trait Control: Send {
     fn set_gain_by_index(&mut self, index: u32) -> Result<(), Self::Error>;
     /// 0x0e: bias tee (antenna power).
     fn set_bias_tee(&mut self, on: bool) -> Result<(), Self::Error>;
-}
-
-/// A stream of interleaved unsigned 8-bit I/Q bytes (`.cu8`: I, Q, I, Q…).
-pub trait SampleSource: Send {
-    /// Error of a failed read.
-    type Error: std::error::Error + Send + Sync + 'static;
-
-    /// Prepare a fresh stream for a new client (a device resets its FIFO, a
-    /// file rewinds and restarts its clock).
-    fn start(&mut self) -> Result<(), Self::Error>;
-
-    /// Fill the front of `buf` (whose length is even) with the next bytes,
-    /// waiting until some are due; `Ok(0)` means the stream has ended.
-    fn read(&mut self, buf: &mut [u8]) -> Result<usize, Self::Error>;
 }
 
 /// Why [`apply`] did not apply a command.

@@ -10,8 +10,9 @@
 //! queued data is sent) unless looping was asked for; each new client starts
 //! again from the beginning of the file.
 
-use super::device::{Control, SampleSource};
+use super::device::Control;
 use super::protocol::{DirectSampling, Header, R82XX_GAINS_TENTH_DB};
+use crate::source::SampleSource;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};

@@ -1,5 +1,5 @@
 //! The rtl_tcp protocol: wire format, a server for any [`device::Control`] +
-//! [`device::SampleSource`] (a recording: [`mod@file`]; a dongle: [`serve`]),
+//! [`crate::source::SampleSource`] (a recording: [`mod@file`]; a dongle: [`serve`]),
 //! and a client. The `airwaves rtl-tcp` command is built on it.
 //!
 //! Written from the protocol facts in `rtl2832u.md` §2; nothing is taken

@@ -6,12 +6,13 @@
 //! pulls buffers from its stream. The source holds the lock only while it
 //! waits at most [`POLL`] for a buffer, so a command waits no longer.
 
-use super::device::{Control, SampleSource};
+use super::device::Control;
 use super::protocol::{DirectSampling, Header, TunerType};
 use crate::rtl::rtl2832u::XTAL_HZ;
 use crate::rtl::stream::LiveDongle;
 use crate::rtl::usb::UsbError;
 use crate::rtl::{Error, Result, TunerKind, r82xx};
+use crate::source::SampleSource;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -47,11 +48,7 @@ pub fn serve_parts(mut live: LiveDongle) -> (DongleControl, DongleSource) {
             shared: Arc::clone(&shared),
             header,
         },
-        DongleSource {
-            shared,
-            chunk: Vec::new(),
-            pos: 0,
-        },
+        DongleSource { shared },
     )
 }
 
@@ -165,13 +162,10 @@ impl Control for DongleControl {
     }
 }
 
-/// The sample half: buffers from the dongle's stream, copied out in the
-/// sizes the server asks for.
+/// The sample half: the dongle's stream, read straight from its ring into
+/// the server's buffers.
 pub struct DongleSource {
     shared: Shared,
-    /// The current buffer (grown once to the transfer size, then reused).
-    chunk: Vec<u8>,
-    pos: usize,
 }
 
 impl SampleSource for DongleSource {
@@ -180,27 +174,22 @@ impl SampleSource for DongleSource {
     /// Reset the FIFO for a new client: the stream restarts and what was
     /// queued for the previous client is discarded.
     fn start(&mut self) -> Result<()> {
-        self.chunk.clear();
-        self.pos = 0;
         lock(&self.shared).restart()
     }
 
+    /// Holds the dongle at most [`POLL`] per wait, so a command waits no
+    /// longer.
     fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
-        while self.pos >= self.chunk.len() {
-            let chunk = &mut self.chunk;
-            let got = lock(&self.shared).next_with(POLL, |b| {
-                chunk.clear();
-                chunk.extend_from_slice(b);
-            })?;
-            if got.is_some() {
-                self.pos = 0;
+        loop {
+            if let Some(n) = lock(&self.shared).read_timeout(buf, POLL)? {
+                return Ok(n);
             }
         }
-        // Keep I/Q pairs whole: buffers are even, so is every offset.
-        let n = (self.chunk.len() - self.pos).min(buf.len() & !1);
-        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+    }
+
+    fn lost_bytes(&self) -> u64 {
+        let s = lock(&self.shared).stats();
+        s.ring_dropped_bytes + s.gap_bytes
     }
 }
 

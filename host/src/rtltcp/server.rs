@@ -24,9 +24,10 @@
 //! control and ring then go back to the listener for the next client.
 //! Everything is logged to stderr as `rtl-tcp: …` lines.
 
-use super::device::{ApplyError, Control, SampleSource, apply};
+use super::device::{ApplyError, Control, apply};
 use super::protocol::{CommandDecoder, Header};
 use crate::ring::{Consumer, PopError, Producer, RingError, ring};
+use crate::source::{SampleSource, read_into_ring};
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -428,22 +429,7 @@ fn produce<S: SampleSource>(
         if flags.stopping() {
             break None;
         }
-        let read = match producer.grant() {
-            Some(mut grant) => match source.read(&mut grant) {
-                Ok(n) if n > 0 => {
-                    grant.commit(n);
-                    Ok(n)
-                }
-                other => other,
-            },
-            None => match source.read(scratch) {
-                Ok(n) if n > 0 => {
-                    producer.record_drop(n);
-                    Ok(n)
-                }
-                other => other,
-            },
-        };
+        let read = read_into_ring(source, producer, Some(&mut *scratch)).map(|n| n.unwrap_or(0));
         match read {
             Ok(0) => break None,
             Ok(_) => {}

@@ -1,0 +1,90 @@
+//! The simulated sky as a live source: [`PacedSky`] renders it at its
+//! sample rate, as a dongle would deliver it.
+
+use super::DemoSky;
+use crate::source::{SampleSource, SourceError};
+use std::time::{Duration, Instant};
+
+/// Most bytes rendered per read (≈ 27 ms at 2.4 MS/s): small enough that
+/// frames reach the map promptly.
+pub const BLOCK: usize = 131_072;
+
+/// A [`DemoSky`] paced at real time: each read renders at most [`BLOCK`](crate::demo::PACED_BLOCK)
+/// bytes, once the samples before them are due. It never ends.
+#[derive(Debug)]
+pub struct PacedSky {
+    sky: Box<DemoSky>,
+    /// Samples per second.
+    rate: f64,
+    /// When the first read happened (sample 0's wall time).
+    start: Option<Instant>,
+    /// Samples rendered so far.
+    samples: u64,
+}
+
+impl PacedSky {
+    /// Pace `sky` at `rate` samples per second.
+    pub fn new(sky: DemoSky, rate: f64) -> PacedSky {
+        PacedSky {
+            sky: Box::new(sky),
+            rate,
+            start: None,
+            samples: 0,
+        }
+    }
+}
+
+impl SampleSource for PacedSky {
+    type Error = SourceError;
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, SourceError> {
+        let start = *self.start.get_or_insert_with(Instant::now);
+        let due = Duration::from_secs_f64(self.samples as f64 / self.rate);
+        if let Some(wait) = due.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+        let n = BLOCK.min(buf.len()) & !1;
+        self.sky.fill(&mut buf[..n]);
+        self.samples += (n / 2) as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::demo::DemoConfig;
+
+    #[test]
+    fn test_paced_at_the_rate_and_identical_to_the_sky() {
+        let cfg = DemoConfig {
+            aircraft: 5,
+            ..DemoConfig::default()
+        };
+        let mut paced = PacedSky::new(DemoSky::new(&cfg, 0).unwrap(), cfg.sample_rate);
+        let mut sky = DemoSky::new(&cfg, 0).unwrap();
+        // 0.2 s of samples in reads larger and smaller than a block.
+        let total = (0.2 * cfg.sample_rate) as usize * 2;
+        let mut got = vec![0u8; total];
+        let t0 = Instant::now();
+        let mut at = 0;
+        for len in [300_001, 7, 2, 50_000].into_iter().cycle() {
+            if at >= total {
+                break;
+            }
+            let len = len.min(total - at);
+            let n = paced.read(&mut got[at..at + len]).unwrap();
+            assert!(n <= BLOCK && n % 2 == 0 && (len < 2 || n > 0), "{len}: {n}");
+            at += n;
+        }
+        // The last block is delivered once the samples before it are due.
+        let t = t0.elapsed().as_secs_f64();
+        assert!(
+            t >= 0.2 - BLOCK as f64 / 2.0 / cfg.sample_rate - 0.01,
+            "{t} s"
+        );
+        let mut want = vec![0u8; total];
+        sky.fill(&mut want);
+        assert!(got == want, "the split must not change the bytes");
+    }
+}
