@@ -723,6 +723,7 @@ mod test {
         }
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_errors() {
         let rx = Receiver::new(&ReceiverConfig::am(FS, OFFSET)).unwrap();

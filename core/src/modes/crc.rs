@@ -670,6 +670,7 @@ mod test {
         assert_eq!(syndrome_of_bit(112, 112), 0);
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_tables_sorted_and_unique() {
         assert!(

@@ -1046,6 +1046,7 @@ mod test {
             }
         }
 
+        #[cfg_attr(miri, ignore = "heavy under miri")]
         #[test]
         fn prop_chunking_invariant(
             data in proptest::collection::vec(

@@ -381,6 +381,7 @@ mod test {
         .unwrap()
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_chain_tracks_and_accepts_ap_after_trusted() {
         let iq = scene(2_400_000);
@@ -399,6 +400,7 @@ mod test {
         assert_eq!(rx.demodulator().ticks_per_sample(), 5);
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_without_the_trusted_frame_the_ap_reply_is_not_accepted() {
         let df5 = ap_frame(5, 0x4840D6);
@@ -411,6 +413,7 @@ mod test {
         assert!(rx.tracker().is_empty());
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_any_split_same_output() {
         let iq = scene(2_000_000);
@@ -432,6 +435,7 @@ mod test {
         }
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_arrival_clock_and_remote_known() {
         let df5 = ap_frame(5, 0x4840D6);
