@@ -91,16 +91,17 @@ pub struct SourceArgs {
     pub throttle: bool,
 }
 
-/// The tuner settings `record` and `adsb` share (their centre frequency
-/// and sample rate differ in defaults and short flags, so each command
-/// declares those itself).
+/// The tuner settings every receiving command shares (`adsb`, `record`,
+/// `fm`, `am`, `nfm`; their centre frequency and sample rate differ in
+/// meaning, defaults and short flags, so each command declares those
+/// itself). The gain is checked as the command line is parsed.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TuningArgs {
-    /// Tuner gain in dB (nearest listed gain), or "auto".
-    #[arg(short = 'g', long, default_value = "auto")]
-    pub gain: String,
+    /// Tuner gain in dB (nearest listed gain), or auto (the tuner's AGC).
+    #[arg(short = 'g', long, value_parser = parse_gain_arg, default_value = "auto", value_name = "DB|auto")]
+    pub gain: Gain,
     /// Frequency correction, ppm.
-    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub ppm: i32,
     /// Turn the bias tee (antenna power) on.
     #[arg(long)]

@@ -853,7 +853,7 @@ fn open_input(
             lossless: false,
         });
     }
-    let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate).map_err(AdsbError::Gain)?;
+    let tuning = Tuning::new(&args.tuning, Some(args.freq), rate);
     let source = Source::open(&args.source, &tuning).map_err(|source| AdsbError::Open {
         source,
         hint: args.source.ifile.is_none() && args.source.rtl_tcp.is_none(),

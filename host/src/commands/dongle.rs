@@ -137,7 +137,7 @@ fn summary(s: &SourceStats) -> String {
 /// that fails or ends early.
 pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
     let rate = u32::try_from(args.rate).unwrap_or(u32::MAX);
-    let tuning = Tuning::from_args(&args.tuning, Some(args.freq), rate)?;
+    let tuning = Tuning::new(&args.tuning, Some(args.freq), rate);
     if u64::from(rate) != args.rate {
         return Err(Error::SampleRate(u32::MAX).into());
     }

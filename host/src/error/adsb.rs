@@ -1,6 +1,5 @@
 //! [`AdsbError`]: why `airwaves adsb` stopped, with the error underneath.
 
-use crate::cli::GainError;
 use crate::demo::DemoError;
 use crate::mode_s::ConfigError;
 use crate::net::connector::{ConnectorSpec, ConnectorSpecError};
@@ -17,8 +16,6 @@ pub enum AdsbError {
     SampleRate,
     /// `--write-json-every` not positive.
     WriteJsonEvery,
-    /// A `--gain` that is neither `auto` nor dB.
-    Gain(GainError),
     /// A `--net-connector` that does not parse.
     ConnectorSpec {
         /// The argument as given.
@@ -79,9 +76,7 @@ impl AdsbError {
     pub fn message(&self) -> String {
         match self {
             // The option checks have always been printed bare.
-            AdsbError::SampleRate | AdsbError::WriteJsonEvery | AdsbError::Gain(_) => {
-                self.to_string()
-            }
+            AdsbError::SampleRate | AdsbError::WriteJsonEvery => self.to_string(),
             AdsbError::Demo(e) => format!("airwaves adsb --demo: {e}"),
             e => format!("airwaves adsb: {e}"),
         }
@@ -93,7 +88,6 @@ impl fmt::Display for AdsbError {
         match self {
             AdsbError::SampleRate => f.write_str("sample rate out of range"),
             AdsbError::WriteJsonEvery => f.write_str("--write-json-every must be positive"),
-            AdsbError::Gain(e) => e.fmt(f),
             AdsbError::ConnectorSpec { spec, source } => {
                 write!(f, "--net-connector {spec}: {source}")
             }
@@ -138,7 +132,6 @@ impl std::error::Error for AdsbError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             AdsbError::SampleRate | AdsbError::WriteJsonEvery | AdsbError::SourcePanicked => None,
-            AdsbError::Gain(e) => Some(e),
             AdsbError::ConnectorSpec { source, .. } => Some(source),
             AdsbError::Connector { source, .. }
             | AdsbError::Port { source, .. }

@@ -10,7 +10,6 @@ pub mod adsb;
 
 pub use adsb::AdsbError;
 
-use crate::cli::GainError;
 use crate::rtl::usb::UsbError;
 use crate::rtltcp::file::FileError;
 use crate::rtltcp::server::ServerError;
@@ -29,8 +28,6 @@ pub enum CommandError {
     Invalid(&'static str),
     /// `--seconds` that is not a duration.
     Seconds(f64),
-    /// A `--gain` that is neither `auto` nor dB.
-    Gain(GainError),
     /// The I/Q source could not open, or failed.
     Source(SourceError),
     /// The dongle driver refused a setting.
@@ -97,7 +94,6 @@ impl fmt::Display for CommandError {
             CommandError::CheckFailed => f.write_str("check failed"),
             CommandError::Invalid(what) => f.write_str(what),
             CommandError::Seconds(s) => write!(f, "--seconds {s} is not a duration"),
-            CommandError::Gain(e) => e.fmt(f),
             CommandError::Source(e) => e.fmt(f),
             CommandError::Rtl(e) => e.fmt(f),
             CommandError::Usb(e) => e.fmt(f),
@@ -127,7 +123,6 @@ impl std::error::Error for CommandError {
             | CommandError::Seconds(_)
             | CommandError::NoDongle
             | CommandError::SourceEnded { .. } => None,
-            CommandError::Gain(e) => Some(e),
             CommandError::Source(e) => Some(e),
             CommandError::Rtl(e) => Some(e),
             CommandError::Usb(e) => Some(e),
@@ -139,12 +134,6 @@ impl std::error::Error for CommandError {
             CommandError::Radio(e) => Some(&**e),
             CommandError::Adsb(e) => Some(e),
         }
-    }
-}
-
-impl From<GainError> for CommandError {
-    fn from(e: GainError) -> Self {
-        CommandError::Gain(e)
     }
 }
 

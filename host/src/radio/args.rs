@@ -1,6 +1,6 @@
 //! Command-line options of `airwaves fm`, `airwaves am` and `airwaves nfm`.
 
-use crate::cli::{Gain, SourceArgs, parse_gain_arg, parse_hz, parse_offset, parse_rate};
+use crate::cli::{SourceArgs, TuningArgs, parse_hz, parse_offset, parse_rate};
 use std::path::PathBuf;
 
 /// Where the audio goes (`--out`).
@@ -33,12 +33,9 @@ pub struct ReceiverArgs {
     /// Station frequency, Hz: 98.5M, 127.35M, 446006250.
     #[arg(value_parser = parse_hz)]
     pub freq: u64,
-    /// Tuner gain in dB (nearest listed gain), or auto.
-    #[arg(long, value_parser = parse_gain_arg, default_value = "auto", value_name = "DB|auto")]
-    pub gain: Gain,
-    /// Frequency correction, ppm.
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
-    pub ppm: i32,
+    /// Gain, ppm, bias tee.
+    #[command(flatten)]
+    pub tuning: TuningArgs,
     /// Mute the audio while the SNR estimate is below DB (with 2 dB of
     /// hysteresis); off by default.
     #[arg(long, value_name = "DB", allow_negative_numbers = true)]

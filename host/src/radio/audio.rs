@@ -267,20 +267,90 @@ impl Consumer {
 
 /// Why the sound card cannot be used.
 #[derive(Debug)]
-pub struct AudioError(String);
+pub enum AudioError {
+    /// The system has no default output device.
+    NoDefaultDevice,
+    /// No output device has this name.
+    NoSuchDevice {
+        /// The name asked for.
+        name: String,
+        /// The output devices there are.
+        available: Vec<String>,
+    },
+    /// The device's own rate (Hz) is outside 8 000 ..= 192 000 Hz and no
+    /// `--audio-rate` was given.
+    DeviceRate(u32),
+    /// The device does not play this rate (Hz).
+    Rate {
+        /// The rate asked for, Hz.
+        rate: u32,
+        /// The rates and ranges it plays, Hz.
+        plays: Vec<String>,
+    },
+    /// The device takes no PCM sample format we write.
+    NoSampleFormat,
+    /// The device's sample format is one we do not know.
+    UnknownFormat(cpal::SampleFormat),
+    /// cpal failed while doing `op`.
+    Cpal {
+        /// What was being done: "listing devices", "reading the default
+        /// configuration", "listing configurations", "opening the stream",
+        /// "starting the stream".
+        op: &'static str,
+        /// cpal's error.
+        source: cpal::Error,
+    },
+}
+
+impl AudioError {
+    fn cpal(op: &'static str) -> impl FnOnce(cpal::Error) -> AudioError {
+        move |source| AudioError::Cpal { op, source }
+    }
+}
 
 impl std::fmt::Display for AudioError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "no usable sound device ({}): write a file with --out FILE.wav, \
-             or raw s16le audio to stdout with --out -",
-            self.0
+        f.write_str("no usable sound device (")?;
+        match self {
+            AudioError::NoDefaultDevice => f.write_str("no default output device")?,
+            AudioError::NoSuchDevice { name, available } => write!(
+                f,
+                "no output device {name:?}; there are: {}",
+                if available.is_empty() {
+                    "none".to_string()
+                } else {
+                    available.join(", ")
+                }
+            )?,
+            AudioError::DeviceRate(rate) => write!(
+                f,
+                "the device's rate is {rate} Hz: use --audio-rate (8000 to 192000 Hz)"
+            )?,
+            AudioError::Rate { rate, plays } => write!(
+                f,
+                "the device does not play {rate} Hz; it plays {} Hz: use --audio-rate",
+                plays.join(", ")
+            )?,
+            AudioError::NoSampleFormat => {
+                f.write_str("the device takes no PCM sample format we can write")?
+            }
+            AudioError::UnknownFormat(format) => write!(f, "device sample format {format}")?,
+            AudioError::Cpal { op, source } => write!(f, "{op}: {source}")?,
+        }
+        f.write_str(
+            "): write a file with --out FILE.wav, or raw s16le audio to stdout with --out -",
         )
     }
 }
 
-impl std::error::Error for AudioError {}
+impl std::error::Error for AudioError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            AudioError::Cpal { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
 
 /// The output device named `name` (a cpal device id, e.g. an ALSA PCM
 /// name such as `default`, `hw:CARD=1,DEV=0`, or a PCM of `~/.asoundrc`
@@ -291,11 +361,11 @@ fn find_device(name: Option<&str>) -> Result<cpal::Device, AudioError> {
     let Some(name) = name else {
         return host
             .default_output_device()
-            .ok_or_else(|| AudioError("no default output device".into()));
+            .ok_or(AudioError::NoDefaultDevice);
     };
     let devices = host
         .devices()
-        .map_err(|e| AudioError(format!("listing devices: {e}")))?;
+        .map_err(AudioError::cpal("listing devices"))?;
     let mut seen = Vec::new();
     for d in devices {
         let Ok(id) = d.id() else { continue };
@@ -304,14 +374,10 @@ fn find_device(name: Option<&str>) -> Result<cpal::Device, AudioError> {
         }
         seen.push(id.id().to_string());
     }
-    Err(AudioError(format!(
-        "no output device {name:?}; there are: {}",
-        if seen.is_empty() {
-            "none".to_string()
-        } else {
-            seen.join(", ")
-        }
-    )))
+    Err(AudioError::NoSuchDevice {
+        name: name.to_string(),
+        available: seen,
+    })
 }
 
 /// Preference among sample formats (higher is better; 0: not playable).
@@ -378,14 +444,11 @@ fn choose_config(
         .collect();
     rates.sort();
     rates.dedup();
-    Err(AudioError(if rates.is_empty() {
-        "the device takes no PCM sample format we can write".into()
+    Err(if rates.is_empty() {
+        AudioError::NoSampleFormat
     } else {
-        format!(
-            "the device does not play {rate} Hz; it plays {} Hz: use --audio-rate",
-            rates.join(", ")
-        )
-    }))
+        AudioError::Rate { rate, plays: rates }
+    })
 }
 
 /// The device period to ask for: [`PERIOD_MS`] within the device's
@@ -511,17 +574,15 @@ impl Playback {
             Some(r) => r,
             None => dev
                 .default_output_config()
-                .map_err(|e| AudioError(e.to_string()))?
+                .map_err(AudioError::cpal("reading the default configuration"))?
                 .sample_rate(),
         };
         if !(8_000..=192_000).contains(&rate) {
-            return Err(AudioError(format!(
-                "the device's rate is {rate} Hz: use --audio-rate (8000 to 192000 Hz)"
-            )));
+            return Err(AudioError::DeviceRate(rate));
         }
         let supported: Vec<_> = dev
             .supported_output_configs()
-            .map_err(|e| AudioError(e.to_string()))?
+            .map_err(AudioError::cpal("listing configurations"))?
             .collect();
         let chosen = choose_config(&supported, rate, channels)?;
         let (device_channels, format) = (chosen.channels(), chosen.sample_format());
@@ -569,10 +630,12 @@ impl Playback {
             cpal::SampleFormat::U24 => build::<cpal::U24>(&dev, config, feed, &health),
             cpal::SampleFormat::U32 => build::<u32>(&dev, config, feed, &health),
             cpal::SampleFormat::U64 => build::<u64>(&dev, config, feed, &health),
-            other => return Err(AudioError(format!("device sample format {other}"))),
+            other => return Err(AudioError::UnknownFormat(other)),
         }
-        .map_err(|e| AudioError(e.to_string()))?;
-        stream.play().map_err(|e| AudioError(e.to_string()))?;
+        .map_err(AudioError::cpal("opening the stream"))?;
+        stream
+            .play()
+            .map_err(AudioError::cpal("starting the stream"))?;
         Ok(Playback {
             _stream: stream,
             producer,
@@ -785,7 +848,9 @@ mod test {
         let reader = std::thread::spawn(move || {
             let mut next = 0usize;
             let mut y = [0.0f32; 37];
-            let mut silent = 0;
+            // Silence while the writer is descheduled: on a loaded machine
+            // the reader may spin through billions of samples of it.
+            let mut silent = 0u64;
             while next < total {
                 c.pop(&mut y);
                 for &v in &y {

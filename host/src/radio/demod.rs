@@ -6,6 +6,7 @@
 //! The AM and narrowband FM implementation lives in
 //! [`narrow`](super::narrow).
 
+use airwaves_core::am::ConfigError as AmConfigError;
 use airwaves_core::dsp::SplitProcess;
 use airwaves_core::dsp::deemph::{TAU_50US, TAU_75US};
 use airwaves_core::dsp::iir::{Biquad, BiquadDesign, Df2tState};
@@ -13,6 +14,7 @@ use airwaves_core::fm::stereo::{StereoDecoder, StereoDecoderState};
 use airwaves_core::fm::wbfm::{
     self, FrontEnd, FrontEndState, MPX_RATE, MonoDecoder, MonoDecoderState, STEREO_CUTOFF_HZ,
 };
+use airwaves_core::rds::RateError;
 use airwaves_core::rds::decoder::{Decoder as RdsDecoder, DecoderState as RdsState};
 use airwaves_core::rds::group::Station;
 
@@ -83,17 +85,99 @@ pub struct FmOptions {
     pub rds: bool,
 }
 
-/// Why a receiver cannot be built from its options.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConfigError(pub String);
+/// Why a receiver, its tuning or its audio path cannot be built from the
+/// options.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ConfigError {
+    /// A de-emphasis time constant other than 50 or 75 µs.
+    Deemphasis(u32),
+    /// A station offset beyond ±1 MHz of the centre, Hz.
+    Offset(f64),
+    /// A station offset (Hz) that puts the tuned centre below 0 Hz.
+    CentreBelowZero(f64),
+    /// An `fm` sample rate other than
+    /// [`INPUT_RATE`](airwaves_core::fm::wbfm::INPUT_RATE), Hz.
+    FmRate(u32),
+    /// The RDS decoder refused the multiplex rate.
+    Rds(RateError),
+    /// The AM/NFM receiver refused the sample rate (Hz) and station offset
+    /// (Hz).
+    Narrow {
+        /// Sample rate, Hz.
+        rate: u32,
+        /// Station offset from the centre, Hz.
+        offset_hz: f64,
+        /// The core receiver's reason.
+        source: AmConfigError,
+    },
+    /// An audio rate outside 8 000 ..= 192 000 Hz.
+    AudioRate(u32),
+    /// An audio rate whose ratio to 48 kHz reduces to `l`/`m` with more
+    /// phases than the resampler keeps.
+    AudioRatio {
+        /// The audio rate, Hz.
+        rate: u32,
+        /// Interpolation factor.
+        l: u32,
+        /// Decimation factor.
+        m: u32,
+    },
+    /// An audio rate whose resampler needs more taps per phase than it keeps.
+    AudioTaps {
+        /// The audio rate, Hz.
+        rate: u32,
+        /// Taps per phase needed.
+        taps: usize,
+    },
+}
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ConfigError::Deemphasis(us) => write!(f, "de-emphasis {us} µs: use 50 or 75"),
+            ConfigError::Offset(hz) => write!(
+                f,
+                "offset {hz} Hz: the station must lie within ±1 MHz of the centre"
+            ),
+            ConfigError::CentreBelowZero(hz) => {
+                write!(f, "offset {hz} Hz puts the centre below 0 Hz")
+            }
+            ConfigError::FmRate(hz) => write!(
+                f,
+                "rate {hz} Hz: the FM receiver takes {} S/s",
+                airwaves_core::fm::wbfm::INPUT_RATE
+            ),
+            ConfigError::Rds(e) => write!(f, "RDS: {e}"),
+            ConfigError::Narrow {
+                rate,
+                offset_hz,
+                source,
+            } => write!(
+                f,
+                "rate {rate} Hz, station offset {offset_hz} Hz: {source} (rates such as \
+                 240000, 1200000 or 2400000 S/s work; the channel must lie inside ±rate/2)"
+            ),
+            ConfigError::AudioRate(hz) => write!(f, "audio rate {hz} Hz: use 8000 to 192000 Hz"),
+            ConfigError::AudioRatio { rate, l, m } => write!(
+                f,
+                "audio rate {rate} Hz: {rate}/48000 reduces to {l}/{m}; use a common rate \
+                 (44100, 32000, 22050, 16000, 8000, 96000)"
+            ),
+            ConfigError::AudioTaps { rate, taps } => {
+                write!(f, "audio rate {rate} Hz needs {taps} taps per phase")
+            }
+        }
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Narrow { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
 
 enum FmDecoder {
     Mono(MonoDecoder, Box<MonoDecoderState>),
@@ -166,7 +250,7 @@ impl FmReceiver {
             50 => TAU_50US,
             75 => TAU_75US,
             other => {
-                return Err(ConfigError(format!("de-emphasis {other} µs: use 50 or 75")));
+                return Err(ConfigError::Deemphasis(other));
             }
         };
         let front = if opts.stereo {
@@ -174,19 +258,14 @@ impl FmReceiver {
         } else {
             FrontEnd::mono(opts.offset_hz)
         };
-        let front = front.ok_or_else(|| {
-            ConfigError(format!(
-                "offset {} Hz: the station must lie within ±1 MHz of the centre",
-                opts.offset_hz
-            ))
-        })?;
+        let front = front.ok_or(ConfigError::Offset(opts.offset_hz))?;
         let decoder = if opts.stereo {
             FmDecoder::Stereo(StereoDecoder::new(tau), Box::default())
         } else {
             FmDecoder::Mono(MonoDecoder::new(tau), Box::default())
         };
         let rds = if opts.rds {
-            let d = RdsDecoder::new(f64::from(MPX_RATE)).map_err(|e| ConfigError(e.to_string()))?;
+            let d = RdsDecoder::new(f64::from(MPX_RATE)).map_err(ConfigError::Rds)?;
             Some((d, Box::new(RdsState::new())))
         } else {
             None

@@ -62,20 +62,11 @@ fn tuning(rx: &ReceiverArgs, rate: u32, live_offset: f64) -> Result<(f64, Tuning
     });
     let centre = rx.freq as f64 - offset;
     if centre < 0.0 {
-        return Err(ConfigError(format!(
-            "offset {offset} Hz puts the centre below 0 Hz"
-        )));
+        return Err(ConfigError::CentreBelowZero(offset));
     }
     Ok((
         offset,
-        Tuning {
-            freq: Some(centre.round() as u64),
-            rate,
-            gain: rx.gain.0,
-            ppm: rx.ppm,
-            bias_tee: false,
-            test_mode: false,
-        },
+        Tuning::new(&rx.tuning, Some(centre.round() as u64), rate),
     ))
 }
 
@@ -116,10 +107,7 @@ pub fn run_fm(args: &FmArgs) -> Result<(), CommandError> {
 fn fm(args: &FmArgs) -> Result<(), RadioError> {
     let rate = args.rx.rate.unwrap_or(FM_RATE);
     if rate != FM_RATE {
-        return Err(ConfigError(format!(
-            "rate {rate} Hz: the FM receiver takes {FM_RATE} S/s"
-        ))
-        .into());
+        return Err(ConfigError::FmRate(rate).into());
     }
     let (offset, tuning) = tuning(&args.rx, rate, FM_LIVE_OFFSET_HZ)?;
     let demod = FmReceiver::new(&FmOptions {

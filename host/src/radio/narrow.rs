@@ -97,12 +97,10 @@ impl NarrowReceiver {
             squelch: Some((SquelchKind::Level, meter)),
             ..cfg
         };
-        let rx = Receiver::new(&cfg).map_err(|e| {
-            ConfigError(format!(
-                "rate {} Hz, station offset {} Hz: {e} (rates such as 240000, 1200000 \
-                 or 2400000 S/s work; the channel must lie inside ±rate/2)",
-                opts.rate, opts.offset_hz
-            ))
+        let rx = Receiver::new(&cfg).map_err(|source| ConfigError::Narrow {
+            rate: opts.rate,
+            offset_hz: opts.offset_hz,
+            source,
         })?;
         let state = Box::new(rx.state());
         let audio_buf = vec![0.0; rx.max_output(CHUNK_PAIRS)];

@@ -126,24 +126,17 @@ impl AudioResampler {
     /// ```
     pub fn new(rate: u32, channels: usize) -> Result<AudioResampler, ConfigError> {
         if !(8_000..=192_000).contains(&rate) {
-            return Err(ConfigError(format!(
-                "audio rate {rate} Hz: use 8000 to 192000 Hz"
-            )));
+            return Err(ConfigError::AudioRate(rate));
         }
         let g = gcd(rate, AUDIO_RATE);
         let (l, m) = (rate / g, AUDIO_RATE / g);
         if l > MAX_AUDIO_L {
-            return Err(ConfigError(format!(
-                "audio rate {rate} Hz: {rate}/48000 reduces to {l}/{m}; use a common rate \
-                 (44100, 32000, 22050, 16000, 8000, 96000)"
-            )));
+            return Err(ConfigError::AudioRatio { rate, l, m });
         }
         let nyq = 0.5 * f64::from(rate.min(AUDIO_RATE));
         let k = taps_per_phase(l, m, 80.0, (15_000.0 / nyq).min(0.8));
         if k > AUDIO_HIST {
-            return Err(ConfigError(format!(
-                "audio rate {rate} Hz needs {k} taps per phase"
-            )));
+            return Err(ConfigError::AudioTaps { rate, taps: k });
         }
         let mut taps = vec![0.0f32; l as usize * k];
         design_f32(l, m, 80.0, &mut taps);

@@ -3,7 +3,7 @@
 //! for a dongle ([`tune_device`]), rtl_tcp commands for a server
 //! ([`tuning_commands`]); a recording uses only the rate (for pacing).
 
-use crate::cli::{GainError, TuningArgs, parse_gain};
+use crate::cli::TuningArgs;
 use crate::rtl::device::Device;
 use crate::rtl::r82xx;
 use crate::rtltcp::protocol::Command;
@@ -28,18 +28,15 @@ pub struct Tuning {
 impl Tuning {
     /// The tuning `args` ask for at `freq` and `rate` (samples, not the
     /// counter).
-    ///
-    /// # Errors
-    /// A gain that is neither `auto` nor dB.
-    pub fn from_args(args: &TuningArgs, freq: Option<u64>, rate: u32) -> Result<Tuning, GainError> {
-        Ok(Tuning {
+    pub fn new(args: &TuningArgs, freq: Option<u64>, rate: u32) -> Tuning {
+        Tuning {
             freq,
             rate,
-            gain: parse_gain(&args.gain)?,
+            gain: args.gain.0,
             ppm: args.ppm,
             bias_tee: args.bias_tee,
             test_mode: false,
-        })
+        }
     }
 }
 
