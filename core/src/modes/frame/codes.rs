@@ -3,76 +3,41 @@
 //! ways with `From<u8>`; codes with no assigned meaning are kept.
 
 use super::field;
+use crate::macros::enum_with_unknown;
 
-/// Downlink format (DF, bits 1–5). Codes 24–31 are all Comm-D; codes with
-/// no assigned meaning are kept in `Unknown`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum DownlinkFormat {
-    /// DF0: short air-air surveillance (ACAS).
-    ShortAcas,
-    /// DF4: surveillance, altitude reply.
-    SurveillanceAltitude,
-    /// DF5: surveillance, identity reply.
-    SurveillanceIdentity,
-    /// DF11: all-call reply (and acquisition squitter).
-    AllCall,
-    /// DF16: long air-air surveillance (ACAS).
-    LongAcas,
-    /// DF17: extended squitter from a Mode S transponder.
-    ExtendedSquitter,
-    /// DF18: extended squitter from a non-transponder device (ADS-B, TIS-B,
-    /// ADS-R).
-    ExtendedSquitterNonTransponder,
-    /// DF19: military extended squitter.
-    MilitaryExtendedSquitter,
-    /// DF20: Comm-B, altitude reply.
-    CommBAltitude,
-    /// DF21: Comm-B, identity reply.
-    CommBIdentity,
-    /// DF24 (first two bits `11`): Comm-D extended length message.
-    CommD,
-    /// Any other code (1–3, 6–10, 12–15, 22, 23, or > 31).
-    Unknown(u8),
-}
-
-impl From<u8> for DownlinkFormat {
-    /// From the 5-bit DF code (24–31 all map to [`CommD`](Self::CommD)).
-    fn from(v: u8) -> Self {
-        match v {
-            0 => Self::ShortAcas,
-            4 => Self::SurveillanceAltitude,
-            5 => Self::SurveillanceIdentity,
-            11 => Self::AllCall,
-            16 => Self::LongAcas,
-            17 => Self::ExtendedSquitter,
-            18 => Self::ExtendedSquitterNonTransponder,
-            19 => Self::MilitaryExtendedSquitter,
-            20 => Self::CommBAltitude,
-            21 => Self::CommBIdentity,
-            24..=31 => Self::CommD,
-            v => Self::Unknown(v),
-        }
-    }
-}
-
-impl From<DownlinkFormat> for u8 {
-    /// The DF code (`CommD` gives 24).
-    fn from(v: DownlinkFormat) -> u8 {
-        match v {
-            DownlinkFormat::ShortAcas => 0,
-            DownlinkFormat::SurveillanceAltitude => 4,
-            DownlinkFormat::SurveillanceIdentity => 5,
-            DownlinkFormat::AllCall => 11,
-            DownlinkFormat::LongAcas => 16,
-            DownlinkFormat::ExtendedSquitter => 17,
-            DownlinkFormat::ExtendedSquitterNonTransponder => 18,
-            DownlinkFormat::MilitaryExtendedSquitter => 19,
-            DownlinkFormat::CommBAltitude => 20,
-            DownlinkFormat::CommBIdentity => 21,
-            DownlinkFormat::CommD => 24,
-            DownlinkFormat::Unknown(v) => v,
-        }
+enum_with_unknown! {
+    /// Downlink format (DF, bits 1–5). Codes 24–31 are all Comm-D (24
+    /// converts back); codes with no assigned meaning are kept in `Unknown`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+    pub enum DownlinkFormat(u8) {
+        /// DF0: short air-air surveillance (ACAS).
+        ShortAcas = 0,
+        /// DF4: surveillance, altitude reply.
+        SurveillanceAltitude = 4,
+        /// DF5: surveillance, identity reply.
+        SurveillanceIdentity = 5,
+        /// DF11: all-call reply (and acquisition squitter).
+        AllCall = 11,
+        /// DF16: long air-air surveillance (ACAS).
+        LongAcas = 16,
+        /// DF17: extended squitter from a Mode S transponder.
+        ExtendedSquitter = 17,
+        /// DF18: extended squitter from a non-transponder device (ADS-B,
+        /// TIS-B, ADS-R).
+        ExtendedSquitterNonTransponder = 18,
+        /// DF19: military extended squitter.
+        MilitaryExtendedSquitter = 19,
+        /// DF20: Comm-B, altitude reply.
+        CommBAltitude = 20,
+        /// DF21: Comm-B, identity reply.
+        CommBIdentity = 21,
+        /// DF24 (first two bits `11`, codes 24–31): Comm-D extended length
+        /// message.
+        CommD = 24 | 25..=31,
+        ;
+        /// Any other code (1–3, 6–10, 12–15, 22, 23, or > 31).
+        Unknown(u8),
     }
 }
 
@@ -93,48 +58,26 @@ impl DownlinkFormat {
     }
 }
 
-/// Transponder capability (CA, bits 6–8 of DF11 and DF17).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Capability {
-    /// 0: level 1 transponder (surveillance only), no ability to set CA 7.
-    Level1,
-    /// 1–3: reserved.
-    Reserved(u8),
-    /// 4: level 2+ transponder, on the ground.
-    Ground,
-    /// 5: level 2+ transponder, airborne.
-    Airborne,
-    /// 6: level 2+ transponder, airborne or on the ground.
-    GroundOrAirborne,
-    /// 7: DR ≠ 0, or FS = 2, 3, 4 or 5; airborne or on the ground.
-    DownlinkRequestOrAlert,
-}
-
-impl From<u8> for Capability {
-    /// From the low 3 bits of `v`.
-    fn from(v: u8) -> Self {
-        match v & 7 {
-            0 => Self::Level1,
-            4 => Self::Ground,
-            5 => Self::Airborne,
-            6 => Self::GroundOrAirborne,
-            7 => Self::DownlinkRequestOrAlert,
-            v => Self::Reserved(v),
-        }
-    }
-}
-
-impl From<Capability> for u8 {
-    fn from(v: Capability) -> u8 {
-        match v {
-            Capability::Level1 => 0,
-            Capability::Reserved(v) => v & 7,
-            Capability::Ground => 4,
-            Capability::Airborne => 5,
-            Capability::GroundOrAirborne => 6,
-            Capability::DownlinkRequestOrAlert => 7,
-        }
+enum_with_unknown! {
+    /// Transponder capability (CA, bits 6–8 of DF11 and DF17); from the
+    /// low 3 bits of a `u8`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+    pub enum Capability(u8 & 0x07) {
+        /// 0: level 1 transponder (surveillance only), no ability to set
+        /// CA 7.
+        Level1 = 0,
+        /// 4: level 2+ transponder, on the ground.
+        Ground = 4,
+        /// 5: level 2+ transponder, airborne.
+        Airborne = 5,
+        /// 6: level 2+ transponder, airborne or on the ground.
+        GroundOrAirborne = 6,
+        /// 7: DR ≠ 0, or FS = 2, 3, 4 or 5; airborne or on the ground.
+        DownlinkRequestOrAlert = 7,
+        ;
+        /// 1–3: reserved.
+        Reserved(u8),
     }
 }
 
@@ -155,114 +98,61 @@ impl Capability {
     }
 }
 
-/// Control field of DF18 (CF, bits 6–8): what the extended squitter
-/// carries and whose address it is (DO-260B, the CF field of DF18).
-///
-/// ```
-/// use airwaves_core::modes::frame::{ControlField, Frame};
-/// let f = Frame::new_unchecked([0x96, 0xA0, 0x82, 0xFB]);
-/// assert_eq!(f.cf(), ControlField::AdsR);
-/// assert_eq!(u8::from(ControlField::AdsR), 6);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum ControlField {
-    /// 0: ADS-B from a non-transponder device, ICAO 24-bit address.
-    AdsbIcao,
-    /// 1: ADS-B from a non-transponder device, non-ICAO (anonymous or
-    /// ground vehicle) address.
-    AdsbNonIcao,
-    /// 2: fine-format TIS-B (ICAO address).
-    TisbFine,
-    /// 3: coarse-format TIS-B (airborne position and velocity).
-    TisbCoarse,
-    /// 4: TIS-B and ADS-R management message.
-    TisbManagement,
-    /// 5: fine-format TIS-B with a non-ICAO address.
-    TisbNonIcao,
-    /// 6: ADS-R (rebroadcast of ADS-B from another link, e.g. UAT).
-    AdsR,
-    /// 7: reserved.
-    Reserved,
-}
-
-impl From<u8> for ControlField {
-    /// From the low 3 bits of `v`.
-    fn from(v: u8) -> Self {
-        match v & 7 {
-            0 => Self::AdsbIcao,
-            1 => Self::AdsbNonIcao,
-            2 => Self::TisbFine,
-            3 => Self::TisbCoarse,
-            4 => Self::TisbManagement,
-            5 => Self::TisbNonIcao,
-            6 => Self::AdsR,
-            _ => Self::Reserved,
-        }
+enum_with_unknown! {
+    /// Control field of DF18 (CF, bits 6–8): what the extended squitter
+    /// carries and whose address it is (DO-260B, the CF field of DF18);
+    /// from the low 3 bits of a `u8`.
+    ///
+    /// ```
+    /// use airwaves_core::modes::frame::{ControlField, Frame};
+    /// let f = Frame::new_unchecked([0x96, 0xA0, 0x82, 0xFB]);
+    /// assert_eq!(f.cf(), ControlField::AdsR);
+    /// assert_eq!(u8::from(ControlField::AdsR), 6);
+    /// ```
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+    pub enum ControlField(u8 & 0x07) {
+        /// 0: ADS-B from a non-transponder device, ICAO 24-bit address.
+        AdsbIcao = 0,
+        /// 1: ADS-B from a non-transponder device, non-ICAO (anonymous or
+        /// ground vehicle) address.
+        AdsbNonIcao = 1,
+        /// 2: fine-format TIS-B (ICAO address).
+        TisbFine = 2,
+        /// 3: coarse-format TIS-B (airborne position and velocity).
+        TisbCoarse = 3,
+        /// 4: TIS-B and ADS-R management message.
+        TisbManagement = 4,
+        /// 5: fine-format TIS-B with a non-ICAO address.
+        TisbNonIcao = 5,
+        /// 6: ADS-R (rebroadcast of ADS-B from another link, e.g. UAT).
+        AdsR = 6,
+        /// 7: reserved.
+        Reserved = 7,
     }
 }
 
-impl From<ControlField> for u8 {
-    fn from(v: ControlField) -> u8 {
-        match v {
-            ControlField::AdsbIcao => 0,
-            ControlField::AdsbNonIcao => 1,
-            ControlField::TisbFine => 2,
-            ControlField::TisbCoarse => 3,
-            ControlField::TisbManagement => 4,
-            ControlField::TisbNonIcao => 5,
-            ControlField::AdsR => 6,
-            ControlField::Reserved => 7,
-        }
-    }
-}
-
-/// Flight status (FS, bits 6–8 of DF4/5/20/21).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum FlightStatus {
-    /// 0: no alert, no SPI, airborne.
-    Airborne,
-    /// 1: no alert, no SPI, on the ground.
-    Ground,
-    /// 2: alert (squawk changed), no SPI, airborne.
-    AlertAirborne,
-    /// 3: alert, no SPI, on the ground.
-    AlertGround,
-    /// 4: alert and SPI (ident), airborne or on the ground.
-    AlertSpi,
-    /// 5: no alert, SPI (ident), airborne or on the ground.
-    Spi,
-    /// 6 (reserved) or 7 (not assigned).
-    Reserved(u8),
-}
-
-impl From<u8> for FlightStatus {
-    /// From the low 3 bits of `v`.
-    fn from(v: u8) -> Self {
-        match v & 7 {
-            0 => Self::Airborne,
-            1 => Self::Ground,
-            2 => Self::AlertAirborne,
-            3 => Self::AlertGround,
-            4 => Self::AlertSpi,
-            5 => Self::Spi,
-            v => Self::Reserved(v),
-        }
-    }
-}
-
-impl From<FlightStatus> for u8 {
-    fn from(v: FlightStatus) -> u8 {
-        match v {
-            FlightStatus::Airborne => 0,
-            FlightStatus::Ground => 1,
-            FlightStatus::AlertAirborne => 2,
-            FlightStatus::AlertGround => 3,
-            FlightStatus::AlertSpi => 4,
-            FlightStatus::Spi => 5,
-            FlightStatus::Reserved(v) => v & 7,
-        }
+enum_with_unknown! {
+    /// Flight status (FS, bits 6–8 of DF4/5/20/21); from the low 3 bits of
+    /// a `u8`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+    pub enum FlightStatus(u8 & 0x07) {
+        /// 0: no alert, no SPI, airborne.
+        Airborne = 0,
+        /// 1: no alert, no SPI, on the ground.
+        Ground = 1,
+        /// 2: alert (squawk changed), no SPI, airborne.
+        AlertAirborne = 2,
+        /// 3: alert, no SPI, on the ground.
+        AlertGround = 3,
+        /// 4: alert and SPI (ident), airborne or on the ground.
+        AlertSpi = 4,
+        /// 5: no alert, SPI (ident), airborne or on the ground.
+        Spi = 5,
+        ;
+        /// 6 (reserved) or 7 (not assigned).
+        Reserved(u8),
     }
 }
 
