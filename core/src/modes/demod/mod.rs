@@ -153,6 +153,7 @@ pub use address_filter::AddressFilter;
 pub use history::{DemodState, DemodStats, HISTORY};
 
 use super::crc;
+use super::frame::DownlinkFormat;
 use history::power;
 use preamble::trigger_window;
 
@@ -172,10 +173,12 @@ const CHUNK: usize = 256;
 /// Candidate phases evaluated per trigger: this many samples' worth.
 const SPAN: usize = 2;
 
-/// Whether `df` is an AP format (DF0, 4, 5, 16, 20, 21, 24–31): its parity
-/// is overlaid with the address, so it is accepted only for a known one.
-const fn is_ap(df: u8) -> bool {
-    matches!(df, 0 | 4 | 5 | 16 | 20 | 21 | 24..=31)
+/// Whether the 5-bit DF code `df` is an AP format
+/// ([`DownlinkFormat::has_address_parity`]): accepted only for a known
+/// address.
+#[inline]
+fn is_ap(df: u8) -> bool {
+    DownlinkFormat::from(df).has_address_parity()
 }
 
 /// An invalid [`Demodulator`] configuration.

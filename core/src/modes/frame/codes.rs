@@ -42,6 +42,30 @@ enum_with_unknown! {
 }
 
 impl DownlinkFormat {
+    /// Whether the format's parity is overlaid with the address (AP: DF0,
+    /// 4, 5, 16, 20, 21, 24–31), so that its address is recovered from the
+    /// remainder and cannot be verified: such a frame is accepted only for
+    /// an address known from a frame that can be.
+    ///
+    /// ```
+    /// use airwaves_core::modes::frame::DownlinkFormat;
+    /// assert!(DownlinkFormat::from(20).has_address_parity());
+    /// assert!(!DownlinkFormat::ExtendedSquitter.has_address_parity());
+    /// ```
+    #[inline]
+    pub fn has_address_parity(self) -> bool {
+        matches!(
+            self,
+            Self::ShortAcas
+                | Self::SurveillanceAltitude
+                | Self::SurveillanceIdentity
+                | Self::LongAcas
+                | Self::CommBAltitude
+                | Self::CommBIdentity
+                | Self::CommD
+        )
+    }
+
     /// Frame length in bytes for this DF: 7 for codes 0–15, 14 otherwise.
     ///
     /// ```
@@ -201,6 +225,11 @@ mod test {
             assert_eq!(u8::from(Capability::from(v)), v & 7);
             assert_eq!(u8::from(ControlField::from(v)), v & 7);
             assert_eq!(u8::from(FlightStatus::from(v)), v & 7);
+            assert_eq!(
+                df.has_address_parity(),
+                matches!(v, 0 | 4 | 5 | 16 | 20 | 21 | 24..=31),
+                "{v}"
+            );
         }
         assert!(FlightStatus::AlertSpi.alert() && FlightStatus::AlertSpi.spi());
         assert!(!FlightStatus::Airborne.alert());

@@ -355,14 +355,8 @@ impl<T: AsRef<[u8]>> Frame<T> {
             | DownlinkFormat::ExtendedSquitter
             | DownlinkFormat::ExtendedSquitterNonTransponder => Some(self.aa()),
             DownlinkFormat::MilitaryExtendedSquitter => (self.af() == 0).then(|| self.aa()),
-            DownlinkFormat::ShortAcas
-            | DownlinkFormat::SurveillanceAltitude
-            | DownlinkFormat::SurveillanceIdentity
-            | DownlinkFormat::LongAcas
-            | DownlinkFormat::CommBAltitude
-            | DownlinkFormat::CommBIdentity
-            | DownlinkFormat::CommD => Some(self.syndrome()),
-            DownlinkFormat::Unknown(_) => None,
+            df if df.has_address_parity() => Some(self.syndrome()),
+            _ => None,
         }
     }
 

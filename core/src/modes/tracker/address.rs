@@ -111,21 +111,13 @@ impl<const N: usize> Tracker<N> {
                     _ => Err(RejectReason::Unsupported),
                 }
             }
-            DownlinkFormat::ShortAcas
-            | DownlinkFormat::SurveillanceAltitude
-            | DownlinkFormat::SurveillanceIdentity
-            | DownlinkFormat::LongAcas
-            | DownlinkFormat::CommBAltitude
-            | DownlinkFormat::CommBIdentity
-            | DownlinkFormat::CommD => Ok(Source {
+            df if df.has_address_parity() => Ok(Source {
                 key: frame.syndrome() & ADDR_MASK,
                 addr_type: AddressType::ModeS,
                 can_create: false,
                 trusted: false,
             }),
-            DownlinkFormat::MilitaryExtendedSquitter | DownlinkFormat::Unknown(_) => {
-                Err(RejectReason::Unsupported)
-            }
+            _ => Err(RejectReason::Unsupported),
         }
     }
 }
