@@ -36,9 +36,7 @@ use airwaves_core::modes::encode::{
 };
 use airwaves_core::modes::modeac::{ModeAcDetector, ModeAcReply};
 use airwaves_core::modes::receiver::{self, Decoded, Receiver, Sink};
-use airwaves_core::modes::tracker::{
-    PositionUpdate, ReceivedFrame, RejectReason, Tracker, UpdateOutcome,
-};
+use airwaves_core::modes::tracker::{PositionUpdate, RejectReason, Tracker, UpdateOutcome};
 
 /// Aircraft table capacity (readsb keeps no fixed limit; 1024 is several
 /// times the busiest receivers' count).
@@ -330,14 +328,12 @@ impl Outputs {
     fn mode_s(&mut self, f: &Tracked<'_>, origin: Origin) {
         let t_ms = f.t_ms;
         self.now_ms = self.now_ms.max(t_ms);
-        let rx = ReceivedFrame::new(f.bytes, t_ms)
-            .with_signal(f.dbfs)
-            .with_repaired_bits(f.repaired);
         let source = match origin {
             Origin::Local => FrameSource::Local,
             Origin::Remote => FrameSource::Remote,
         };
-        self.counters.add_frame(source, &rx, f.outcome);
+        self.counters
+            .add_frame(source, f.repaired, f.dbfs, f.outcome);
         if origin == Origin::Remote
             && !matches!(
                 f.outcome,

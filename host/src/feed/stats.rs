@@ -18,7 +18,7 @@
 use core::fmt::Write;
 
 use airwaves_core::modes::adsb::AdsbRepr;
-use airwaves_core::modes::tracker::{ReceivedFrame, RejectReason, TrackerStats, UpdateOutcome};
+use airwaves_core::modes::tracker::{RejectReason, TrackerStats, UpdateOutcome};
 
 use super::json::JsonWriter;
 
@@ -198,20 +198,21 @@ impl Counters {
     /// let pos = [0x8D, 0x40, 0x62, 0x1D, 0x58, 0xC3, 0x86, 0x43, 0x5C, 0xC4, 0x12, 0x69, 0x2A, 0xD6];
     /// let f = ReceivedFrame::new(&pos, 0).with_signal(-6.0);
     /// let r = tracker.update(&f, 0);
-    /// c.add_frame(FrameSource::Local, &f, &r);
+    /// c.add_frame(FrameSource::Local, f.repaired_bits, f.signal_dbfs, &r);
     /// assert_eq!((c.local.accepted[0], c.cpr_airborne, c.signal_count), (1, 1, 1));
     /// ```
     pub fn add_frame(
         &mut self,
         source: FrameSource,
-        frame: &ReceivedFrame<'_>,
+        repaired_bits: u8,
+        signal_dbfs: f32,
         result: &Result<UpdateOutcome, RejectReason>,
     ) {
         let counters = match source {
             FrameSource::Local => &mut self.local,
             FrameSource::Remote => &mut self.remote,
         };
-        counters.add_frame(frame.repaired_bits, result.map(|_| ()));
+        counters.add_frame(repaired_bits, result.map(|_| ()));
         if let Ok(o) = result {
             // CPR messages, from the ADS-B message the tracker parsed.
             match o.adsb {
@@ -221,7 +222,7 @@ impl Counters {
             }
         }
         if source == FrameSource::Local {
-            self.add_signal(f64::from(frame.signal_dbfs));
+            self.add_signal(f64::from(signal_dbfs));
         }
     }
 
@@ -717,7 +718,7 @@ mod test {
     #[test]
     fn test_add_frame() {
         use airwaves_core::modes::cpr::Position;
-        use airwaves_core::modes::tracker::{Tracker, TrackerConfig};
+        use airwaves_core::modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
         let mut tr = Tracker::<8>::new(TrackerConfig::with_receiver(Position::new(51.99, 4.375)));
         let mut c = Counters::new();
         let frames: [(&str, FrameSource, u8, f32); 8] = [
@@ -761,7 +762,7 @@ mod test {
                 .with_signal(dbfs)
                 .with_repaired_bits(bits);
             let r = tr.update(&f, 1_000);
-            c.add_frame(src, &f, &r);
+            c.add_frame(src, bits, dbfs, &r);
         }
         assert_eq!(
             c.local,
