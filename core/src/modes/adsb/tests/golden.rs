@@ -29,95 +29,26 @@ impl Value {
     }
 }
 
-/// A minimal reader for `{ "hex": { "field": scalar, … }, … }`.
-struct Json<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl Json<'_> {
-    fn ws(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-    fn eat(&mut self, c: u8) -> bool {
-        self.ws();
-        if self.s.get(self.i) == Some(&c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn string(&mut self) -> String {
-        assert!(self.eat(b'"'), "string expected at {}", self.i);
-        let start = self.i;
-        while self.s[self.i] != b'"' {
-            assert_ne!(self.s[self.i], b'\\', "escapes not supported");
-            self.i += 1;
-        }
-        self.i += 1;
-        String::from_utf8(self.s[start..self.i - 1].to_vec()).unwrap()
-    }
-    fn scalar(&mut self) -> Value {
-        self.ws();
-        match self.s[self.i] {
-            b'"' => Value::Str(self.string()),
-            b'n' => {
-                self.i += 4;
-                Value::Null
-            }
-            _ => {
-                let start = self.i;
-                while self.i < self.s.len() && b"+-.0123456789eE".contains(&self.s[self.i]) {
-                    self.i += 1;
-                }
-                let t = core::str::from_utf8(&self.s[start..self.i]).unwrap();
-                match t.parse::<i64>() {
-                    Ok(i) => Value::Int(i),
-                    Err(_) => Value::Float(t.parse().unwrap()),
-                }
-            }
-        }
-    }
-    fn object<T>(&mut self, mut item: impl FnMut(&mut Self, String) -> T) -> Vec<T> {
-        assert!(self.eat(b'{'));
-        let mut out = Vec::new();
-        if self.eat(b'}') {
-            return out;
-        }
-        loop {
-            let key = self.string();
-            assert!(self.eat(b':'));
-            out.push(item(self, key));
-            if self.eat(b'}') {
-                return out;
-            }
-            assert!(self.eat(b','));
-        }
-    }
-}
-
 type Golden = Vec<(String, Vec<(String, Value)>)>;
 
+/// `{ "hex": { "field": scalar, … }, … }` as (hex, fields) pairs.
 fn parse_golden(text: &str) -> Golden {
-    let mut j = Json {
-        s: text.as_bytes(),
-        i: 0,
+    let scalar = |v: &serde_json::Value| match v {
+        serde_json::Value::Number(n) => n
+            .as_i64()
+            .map_or_else(|| Value::Float(n.as_f64().unwrap()), Value::Int),
+        serde_json::Value::String(s) => Value::Str(s.clone()),
+        serde_json::Value::Null => Value::Null,
+        other => panic!("not a scalar: {other}"),
     };
-    j.object(|j, hex| (hex, j.object(|j, k| (k, j.scalar()))))
-}
-
-#[test]
-fn test_json_reader() {
-    let g = parse_golden(r#"{"ab": {"x": 1, "y": -2.5, "z": "A_", "n": null}, "cd": {}}"#);
-    assert_eq!(g.len(), 2);
-    assert_eq!(g[0].1[0], ("x".to_string(), Value::Int(1)));
-    assert_eq!(g[0].1[1].1, Value::Float(-2.5));
-    assert_eq!(g[0].1[2].1, Value::Str("A_".to_string()));
-    assert_eq!(g[0].1[3].1, Value::Null);
-    assert!(g[1].1.is_empty());
+    let all: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).unwrap();
+    all.iter()
+        .map(|(hex, fields)| {
+            let fields = fields.as_object().unwrap();
+            let fields = fields.iter().map(|(k, v)| (k.clone(), scalar(v))).collect();
+            (hex.clone(), fields)
+        })
+        .collect()
 }
 
 /// Compare every field decoded here with pyModeS's for the DF17/18

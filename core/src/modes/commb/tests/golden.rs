@@ -4,86 +4,7 @@ use super::*;
 
 // -- pyModeS golden decodes and the 10 000-reply corpus ----------------
 
-/// A JSON value, as much of JSON as `pymodes_golden.json` uses.
-#[derive(Debug, Clone, PartialEq)]
-enum Json {
-    Str(String),
-    Num(f64),
-    Obj(Vec<(String, Json)>),
-    Other,
-}
-
-/// A minimal recursive-descent JSON reader (core has no serde).
-struct JsonReader<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl JsonReader<'_> {
-    fn ws(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-    fn eat(&mut self, c: u8) {
-        self.ws();
-        assert_eq!(self.s[self.i], c, "JSON at {}", self.i);
-        self.i += 1;
-    }
-    fn string(&mut self) -> String {
-        self.eat(b'"');
-        let mut out = String::new();
-        while self.s[self.i] != b'"' {
-            if self.s[self.i] == b'\\' {
-                self.i += 1;
-            }
-            out.push(self.s[self.i] as char);
-            self.i += 1;
-        }
-        self.i += 1;
-        out
-    }
-    fn value(&mut self) -> Json {
-        self.ws();
-        match self.s[self.i] {
-            b'"' => Json::Str(self.string()),
-            b'{' => {
-                self.i += 1;
-                let mut fields = Vec::new();
-                self.ws();
-                if self.s[self.i] == b'}' {
-                    self.i += 1;
-                    return Json::Obj(fields);
-                }
-                loop {
-                    let k = self.string();
-                    self.eat(b':');
-                    fields.push((k, self.value()));
-                    self.ws();
-                    self.i += 1;
-                    if self.s[self.i - 1] == b'}' {
-                        return Json::Obj(fields);
-                    }
-                }
-            }
-            b'-' | b'0'..=b'9' => {
-                let start = self.i;
-                while self.i < self.s.len() && b"+-.eE0123456789".contains(&self.s[self.i]) {
-                    self.i += 1;
-                }
-                let t = core::str::from_utf8(&self.s[start..self.i]).unwrap();
-                Json::Num(t.parse().unwrap())
-            }
-            _ => {
-                // true / false / null
-                while self.i < self.s.len() && self.s[self.i].is_ascii_alphabetic() {
-                    self.i += 1;
-                }
-                Json::Other
-            }
-        }
-    }
-}
+use serde_json::Value as Json;
 
 fn data_file(name: &str) -> Option<String> {
     crate::testing::shared_text(&std::format!("adsb/{name}"))
@@ -135,17 +56,13 @@ fn test_golden_pymodes() {
     let Some(text) = data_file("pymodes_golden.json") else {
         return;
     };
-    let Json::Obj(entries) = (JsonReader {
-        s: text.as_bytes(),
-        i: 0,
-    })
-    .value() else {
+    let Json::Object(entries) = serde_json::from_str(&text).unwrap() else {
         panic!("golden file is not an object")
     };
     let (mut total, mut same, mut subset, mut meteo_only, mut ours_ambiguous) = (0, 0, 0, 0, 0);
     let (mut fields_checked, mut both_ambiguous, mut separated) = (0, 0, 0);
     for (msg, entry) in &entries {
-        let Json::Obj(fields) = entry else {
+        let Json::Object(fields) = entry else {
             panic!("{msg}: not an object")
         };
         let bytes = hex(msg);
@@ -154,15 +71,11 @@ fn test_golden_pymodes() {
             continue;
         }
         total += 1;
-        let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-        let num = |k: &str| match get(k) {
-            Some(Json::Num(n)) => Some(n as f32),
-            _ => None,
-        };
-        let theirs = match get("bds") {
-            Some(Json::Str(s)) => pymodes_set(&s),
-            _ => Vec::new(),
-        };
+        let get = |k: &str| fields.get(k);
+        let num = |k: &str| get(k).and_then(Json::as_f64).map(|n| n as f32);
+        let theirs = get("bds")
+            .and_then(Json::as_str)
+            .map_or_else(Vec::new, pymodes_set);
         let ctx = own_context(&bytes);
         let mb = Mb::new_unchecked(&bytes[4..11]);
         let inf = infer(&mb, &ctx).unwrap();
@@ -236,7 +149,7 @@ fn test_golden_pymodes() {
                 assert!(a.zip(b).is_some_and(|(a, b)| (a - b).abs() < 0.01) || a == b);
             }
             Repr::AircraftIdentification(id) => {
-                let Some(Json::Str(cs)) = get("callsign") else {
+                let Some(cs) = get("callsign").and_then(Json::as_str) else {
                     panic!("{msg}: no callsign")
                 };
                 assert_eq!(id.as_str(), cs.replace('_', " ").trim_end(), "{msg}");
