@@ -158,9 +158,34 @@ pub fn parse_rate(s: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("rate {s:?} out of range"))
 }
 
+/// Parse a dongle sample rate (`2.4M`, `2048000`) and check it against
+/// what the RTL2832U's resampler takes.
+pub fn parse_dongle_rate(s: &str) -> Result<u32, String> {
+    let hz = parse_hz(s)?;
+    u32::try_from(hz)
+        .ok()
+        .filter(|&r| crate::rtl::rtl2832u::valid_sample_rate(r))
+        .ok_or_else(|| format!("{hz} Hz: the RTL2832U takes 225001-300000 or 900001-3200000 Hz"))
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
+
+    #[test]
+    fn test_parse_dongle_rate() {
+        assert_eq!(parse_dongle_rate("2.4M"), Ok(2_400_000));
+        assert_eq!(parse_dongle_rate("250k"), Ok(250_000));
+        for bad in ["1e12", "0", "500k", "3.3M"] {
+            let e = parse_dongle_rate(bad).unwrap_err();
+            assert!(e.contains("225001-300000"), "{bad}: {e}");
+        }
+        assert!(
+            parse_dongle_rate("1e12")
+                .unwrap_err()
+                .starts_with("1000000000000 Hz")
+        );
+    }
 
     #[test]
     fn test_parse_hz() {

@@ -4,10 +4,10 @@
 //! streams on its own reader thread (libusb asynchronous transfers, the
 //! buffer ring, reopen after a loss); `--rtl-tcp` and `--ifile` work the same.
 
-use crate::cli::{DongleArgs, TuningArgs, parse_hz};
+use crate::cli::{DongleArgs, TuningArgs, parse_dongle_rate, parse_hz};
 use crate::error::CommandError;
 use crate::rtl::device::{Device, Selector};
-use crate::rtl::{Error, r82xx, usb};
+use crate::rtl::{r82xx, usb};
 use crate::source::{
     CHUNK, SampleSource, Source, SourceArgs, SourceStats, Tuning, count_stream, describe,
 };
@@ -37,8 +37,8 @@ pub struct RecordArgs {
     #[arg(short = 'f', long = "freq", value_parser = parse_hz)]
     pub freq: u64,
     /// Sample rate, Hz (225001–300000 or 900001–3200000).
-    #[arg(short = 's', long = "rate", default_value = "2048000", value_parser = parse_hz)]
-    pub rate: u64,
+    #[arg(short = 's', long = "rate", default_value = "2048000", value_parser = parse_dongle_rate)]
+    pub rate: u32,
     /// Gain, frequency correction and bias tee.
     #[command(flatten)]
     pub tuning: TuningArgs,
@@ -55,9 +55,9 @@ pub struct RecordArgs {
 /// `airwaves test-mode` arguments (like rtl_test).
 #[derive(clap::Args, Debug)]
 pub struct TestModeArgs {
-    /// Sample rate, Hz.
-    #[arg(short = 's', long = "rate", default_value = "2048000", value_parser = parse_hz)]
-    pub rate: u64,
+    /// Sample rate, Hz (225001–300000 or 900001–3200000).
+    #[arg(short = 's', long = "rate", default_value = "2048000", value_parser = parse_dongle_rate)]
+    pub rate: u32,
     /// How long to stream, seconds.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
@@ -136,11 +136,10 @@ fn summary(s: &SourceStats) -> String {
 /// A bad gain or rate, an output file that cannot be created, a source
 /// that fails or ends early.
 pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
-    let rate = u32::try_from(args.rate).unwrap_or(u32::MAX);
-    let tuning = Tuning::new(&args.tuning, Some(args.freq), rate);
-    if u64::from(rate) != args.rate {
-        return Err(Error::SampleRate(u32::MAX).into());
-    }
+    let tuning = Tuning::new(&args.tuning, Some(args.freq), args.rate);
+    // The source first: a run that cannot start leaves an existing output
+    // file as it was.
+    let mut source = Source::open(&args.source, &tuning)?;
     let mut out: Box<dyn Write> = if args.out.as_os_str() == "-" {
         Box::new(std::io::stdout().lock())
     } else {
@@ -150,7 +149,6 @@ pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
         })?;
         Box::new(std::io::BufWriter::new(f))
     };
-    let mut source = Source::open(&args.source, &tuning)?;
     eprintln!("airwaves record: {}", source.description());
     if let Some(g) = tuning.gain {
         eprintln!(
@@ -205,7 +203,7 @@ pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
 /// [`CommandError::CheckFailed`] if any bytes were lost after the first
 /// buffer; bad options; a source that fails.
 pub fn test_mode(args: &TestModeArgs) -> Result<(), CommandError> {
-    let rate = u32::try_from(args.rate).map_err(|_| Error::SampleRate(u32::MAX))?;
+    let rate = args.rate;
     if !(args.seconds > 0.0 && args.seconds < 1e6) {
         return Err(CommandError::Invalid("--seconds must be positive"));
     }

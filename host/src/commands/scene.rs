@@ -3,6 +3,9 @@
 
 use crate::error::CommandError;
 use crate::sim::scene::{SceneConfig, SceneStats, generate};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
 use std::path::PathBuf;
 
 /// `airwaves scene` arguments.
@@ -70,10 +73,17 @@ pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
         noise_rms: args.noise,
         ..SceneConfig::default()
     };
+    // Every setting first, then both files: neither is touched unless the
+    // scene can be made and both can be opened.
+    cfg.validate().map_err(CommandError::Io)?;
+    let [out, truth] = open_outputs([&args.out, &args.truth])?;
     let run = || -> std::io::Result<SceneStats> {
-        let mut o = std::io::BufWriter::new(std::fs::File::create(&args.out)?);
-        let mut t = std::io::BufWriter::new(std::fs::File::create(&args.truth)?);
-        generate(&cfg, &mut o, &mut t)
+        let mut o = std::io::BufWriter::new(out);
+        let mut t = std::io::BufWriter::new(truth);
+        let s = generate(&cfg, &mut o, &mut t)?;
+        o.flush()?;
+        t.flush()?;
+        Ok(s)
     };
     let s = run().map_err(CommandError::Io)?;
     eprintln!(
@@ -81,4 +91,46 @@ pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
         s.samples, s.mode_s, s.mode_s_overlapped, s.mode_ac, s.clipped
     );
     Ok(())
+}
+
+/// Open every output file for writing, and truncate them only once all
+/// have opened: a file that cannot be opened leaves the others as they
+/// were (one this call created is removed again).
+fn open_outputs<const N: usize>(paths: [&Path; N]) -> Result<[File; N], CommandError> {
+    let mut files = Vec::with_capacity(N);
+    let mut created = Vec::new();
+    for path in paths {
+        let existed = path.exists();
+        let opened = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path);
+        match opened {
+            Ok(f) => {
+                if !existed {
+                    created.push(path);
+                }
+                files.push(f);
+            }
+            Err(source) => {
+                for p in created {
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(CommandError::Create {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+    for (f, path) in files.iter().zip(paths) {
+        f.set_len(0).map_err(|source| CommandError::Create {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    Ok(files
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("one file per path")))
 }

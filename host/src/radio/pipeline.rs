@@ -261,7 +261,10 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
     let channels = plan.demod.channels();
     let live = plan.source.ifile.is_none();
     // The sound card first: without one, fail before touching the dongle.
-    let (mut sink, rate) = match &plan.out {
+    // A file is created last, once the source is open, so that a failing
+    // run leaves an existing file as it was.
+    let mut play = None;
+    let rate = match &plan.out {
         Output::Play => {
             // Check a given rate before opening the stream.
             if let Some(rate) = plan.audio_rate
@@ -277,31 +280,10 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
             )
             .map_err(RadioError::Audio)?;
             let rate = p.rate();
-            (Sink::Play(p), rate)
+            play = Some(p);
+            rate
         }
-        Output::Stdout => (
-            Sink::Raw(BufWriter::with_capacity(1 << 16, io::stdout())),
-            plan.audio_rate.unwrap_or(AUDIO_RATE),
-        ),
-        Output::Wav(path) => {
-            let rate = plan.audio_rate.unwrap_or(AUDIO_RATE);
-            if rate != AUDIO_RATE {
-                AudioResampler::new(rate, channels)?;
-            }
-            let name = path.display().to_string();
-            let file = std::fs::File::create(path).map_err(|source| RadioError::Io {
-                what: name.clone(),
-                source,
-            })?;
-            let w =
-                WavWriter::new(BufWriter::new(file), channels as u16, rate).map_err(|source| {
-                    RadioError::Io {
-                        what: name.clone(),
-                        source,
-                    }
-                })?;
-            (Sink::Wav(w, name), rate)
-        }
+        Output::Stdout | Output::Wav(_) => plan.audio_rate.unwrap_or(AUDIO_RATE),
     };
     let mut resampler = if rate == AUDIO_RATE {
         None
@@ -309,6 +291,21 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
         Some(AudioResampler::new(rate, channels)?)
     };
     let mut source = Source::open(&plan.source, &plan.tuning).map_err(RadioError::Source)?;
+    let mut sink = match (&plan.out, play) {
+        (_, Some(p)) => Sink::Play(p),
+        (Output::Wav(path), None) => {
+            let name = path.display().to_string();
+            let io_error = |source| RadioError::Io {
+                what: name.clone(),
+                source,
+            };
+            let file = std::fs::File::create(path).map_err(io_error)?;
+            let w =
+                WavWriter::new(BufWriter::new(file), channels as u16, rate).map_err(io_error)?;
+            Sink::Wav(w, name)
+        }
+        _ => Sink::Raw(BufWriter::with_capacity(1 << 16, io::stdout())),
+    };
     let device = match &sink {
         Sink::Play(p) => format!(" (sound device: {})", p.device_config()),
         _ => String::new(),

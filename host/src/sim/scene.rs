@@ -170,48 +170,64 @@ pub struct SceneStats {
     pub clipped: u64,
 }
 
+impl SceneConfig {
+    /// Check every setting.
+    ///
+    /// # Errors
+    /// [`io::ErrorKind::InvalidInput`], saying which setting, for a
+    /// configuration out of range: non-positive or non-finite sample rate,
+    /// negative or non-finite duration, reply rates outside 0…1e6/s,
+    /// aircraft outside 1…100 000, cut-off outside (0, 1], zero chunk,
+    /// non-finite SNR, carrier, noise or DC offset.
+    pub fn validate(&self) -> io::Result<()> {
+        let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
+        if Modulator::new(self.sample_rate).is_none() {
+            return Err(bad("bad sample rate"));
+        }
+        if !(self.seconds >= 0.0 && self.seconds.is_finite()) {
+            return Err(bad("bad duration"));
+        }
+        let rate_ok = |r: f64| (0.0..=MAX_REPLY_RATE).contains(&r);
+        if !(rate_ok(self.frames_per_second) && rate_ok(self.mode_ac_per_second)) {
+            return Err(bad("reply rates must be in 0 ..= 1e6 per second"));
+        }
+        if !(1..=MAX_AIRCRAFT).contains(&self.aircraft) || self.chunk_samples == 0 {
+            return Err(bad("need 1 ..= 100000 aircraft and a non-empty chunk"));
+        }
+        let finite = [
+            self.snr_min_db,
+            self.snr_max_db,
+            self.max_carrier_hz,
+            self.noise_rms,
+            self.dc_offset.0,
+            self.dc_offset.1,
+        ];
+        if finite.iter().any(|v| !v.is_finite()) {
+            return Err(bad("SNR, carrier, noise and DC offset must be finite"));
+        }
+        if !(self.cutoff > 0.0 && self.cutoff <= 1.0) {
+            return Err(bad("cut-off must be in (0, 1]"));
+        }
+        if !(self.snr_min_db <= self.snr_max_db && self.noise_rms >= 0.0) {
+            return Err(bad("bad SNR range or noise level"));
+        }
+        Ok(())
+    }
+}
+
 /// Write a scene as `cu8` to `out` and its truth list to `truth`.
 ///
 /// # Errors
-/// [`io::ErrorKind::InvalidInput`] for a configuration out of range
-/// (non-positive or non-finite sample rate, negative or non-finite
-/// duration, reply rates outside 0…1e6/s, aircraft outside 1…100 000,
-/// cut-off outside (0, 1], zero chunk, non-finite SNR, carrier, noise or
-/// DC offset), and any write error.
+/// A configuration out of range ([`SceneConfig::validate`]), and any write
+/// error.
 pub fn generate(
     cfg: &SceneConfig,
     out: &mut impl Write,
     truth: &mut impl Write,
 ) -> io::Result<SceneStats> {
-    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
-    let modulator = Modulator::new(cfg.sample_rate).ok_or_else(|| bad("bad sample rate"))?;
-    if !(cfg.seconds >= 0.0 && cfg.seconds.is_finite()) {
-        return Err(bad("bad duration"));
-    }
-    let rate_ok = |r: f64| (0.0..=MAX_REPLY_RATE).contains(&r);
-    if !(rate_ok(cfg.frames_per_second) && rate_ok(cfg.mode_ac_per_second)) {
-        return Err(bad("reply rates must be in 0 ..= 1e6 per second"));
-    }
-    if !(1..=MAX_AIRCRAFT).contains(&cfg.aircraft) || cfg.chunk_samples == 0 {
-        return Err(bad("need 1 ..= 100000 aircraft and a non-empty chunk"));
-    }
-    let finite = [
-        cfg.snr_min_db,
-        cfg.snr_max_db,
-        cfg.max_carrier_hz,
-        cfg.noise_rms,
-        cfg.dc_offset.0,
-        cfg.dc_offset.1,
-    ];
-    if finite.iter().any(|v| !v.is_finite()) {
-        return Err(bad("SNR, carrier, noise and DC offset must be finite"));
-    }
-    if !(cfg.cutoff > 0.0 && cfg.cutoff <= 1.0) {
-        return Err(bad("cut-off must be in (0, 1]"));
-    }
-    if !(cfg.snr_min_db <= cfg.snr_max_db && cfg.noise_rms >= 0.0) {
-        return Err(bad("bad SNR range or noise level"));
-    }
+    cfg.validate()?;
+    let modulator = Modulator::new(cfg.sample_rate)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "bad sample rate"))?;
 
     // Filter: odd length, delay d compensated.
     let taps_len = cfg.filter_taps.max(1) | 1;
