@@ -100,8 +100,9 @@ pub struct TuningArgs {
     /// Tuner gain in dB (nearest listed gain), or auto (the tuner's AGC).
     #[arg(short = 'g', long, value_parser = parse_gain_arg, default_value = "auto", value_name = "DB|auto")]
     pub gain: Gain,
-    /// Frequency correction, ppm.
-    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    /// Frequency correction, ppm (-1000 to 1000).
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i32).range(-1000..=1000))]
     pub ppm: i32,
     /// Turn the bias tee (antenna power) on.
     #[arg(long)]
@@ -168,9 +169,63 @@ pub fn parse_dongle_rate(s: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("{hz} Hz: the RTL2832U takes 225001-300000 or 900001-3200000 Hz"))
 }
 
+/// Parse a duration in seconds: finite and positive (`nan`, `inf`, 0 and
+/// negative values are refused).
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v < 1e9 => Ok(v),
+        Ok(_) => Err(format!("{s}: use a number of seconds above 0")),
+        Err(_) => Err(format!("{s:?} is not a number of seconds")),
+    }
+}
+
+/// [`parse_seconds`], or 0 for "no limit".
+pub fn parse_seconds_or_zero(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(0.0) => Ok(0.0),
+        _ => parse_seconds(s).map_err(|e| format!("{e} (or 0: no limit)")),
+    }
+}
+
+/// Parse a level in dB: any finite number.
+pub fn parse_db(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("{s:?} is not a level in dB")),
+    }
+}
+
+/// A parser of whole numbers in `lo ..= hi`, whose error names the bounds.
+pub fn bounded(lo: usize, hi: usize) -> impl Fn(&str) -> Result<usize, String> + Clone {
+    move |s: &str| match s.parse::<usize>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!("{s}: use {lo} to {hi}")),
+    }
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
+
+    #[test]
+    fn test_number_parsers() {
+        assert_eq!(parse_seconds("2.5"), Ok(2.5));
+        for bad in ["nan", "inf", "-1", "0", "x", "1e300"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_seconds_or_zero("0"), Ok(0.0));
+        assert!(
+            parse_seconds_or_zero("-1")
+                .unwrap_err()
+                .contains("no limit")
+        );
+        assert_eq!(parse_db("-3"), Ok(-3.0));
+        assert!(parse_db("nan").is_err() && parse_db("-inf").is_err());
+        let b = bounded(2, 4096);
+        assert_eq!(b("64"), Ok(64));
+        assert_eq!(b("1000000000").unwrap_err(), "1000000000: use 2 to 4096");
+        assert!(b("-1").is_err() && b("1").is_err());
+    }
 
     #[test]
     fn test_parse_dongle_rate() {

@@ -48,7 +48,10 @@ fn failing_runs_leave_existing_outputs_as_they_were() {
             "/nonexistent.cu8",
         ),
         // A dongle that is not there.
-        (vec!["nfm", "446M", "--device", "99", "--out", &wav_s], "RTL-SDR"),
+        (
+            vec!["nfm", "446M", "--device", "99", "--out", &wav_s],
+            "RTL-SDR",
+        ),
         // A frequency the tuner refuses.
         (
             vec![
@@ -118,4 +121,161 @@ fn record_rate_and_sample_count_are_exact() {
     assert!(o.status.success(), "{err}");
     assert_eq!(std::fs::metadata(&out).unwrap().len(), 400_000);
     assert!(err.contains("200000 samples; 400000 bytes"), "{err}");
+}
+
+#[test]
+fn nonsense_numbers_and_unbounded_sizes_are_refused_at_once() {
+    let dir = TempDir::new("numbers");
+    let (cu8, _) = keep(&dir.0, "f.cu8", 4_096);
+    let cu8 = cu8.to_str().unwrap();
+    let wav = dir.0.join("never.wav");
+    let wav = wav.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        // Sizes that would abort on allocation: refused, with the bound.
+        (
+            &[
+                "rtl-tcp",
+                "-p",
+                "0",
+                "--buffer-size",
+                "1000000000000",
+                "--ifile",
+                cu8,
+            ],
+            "512 to 4194304",
+        ),
+        (
+            &[
+                "rtl-tcp",
+                "-p",
+                "0",
+                "--buffers",
+                "1000000000",
+                "--ifile",
+                cu8,
+            ],
+            "2 to 4096",
+        ),
+        (
+            &[
+                "rtl-tcp",
+                "-p",
+                "0",
+                "--buffers",
+                "4096",
+                "--buffer-size",
+                "4194304",
+                "--ifile",
+                cu8,
+            ],
+            "256 MiB",
+        ),
+        (
+            &["rtl-tcp", "-p", "0", "--buffer-size", "513", "--ifile", cu8],
+            "even",
+        ),
+        // Durations that ran forever or ended at once.
+        (&["adsb", "--demo", "--duration", "nan"], "seconds"),
+        (&["adsb", "--demo", "--duration", "-1"], "seconds"),
+        (
+            &["rtl-tcp", "-p", "0", "--seconds=-1", "--ifile", cu8],
+            "no limit",
+        ),
+        (
+            &["test-mode", "--fake-device", "r820t", "--seconds", "inf"],
+            "seconds",
+        ),
+        (&["scene", "--seconds", "nan", "a.cu8", "a.txt"], "seconds"),
+        // A squelch that silenced everything with rc 0.
+        (
+            &[
+                "fm",
+                "100M",
+                "--ifile",
+                cu8,
+                "--squelch",
+                "nan",
+                "--out",
+                wav,
+            ],
+            "dB",
+        ),
+        (
+            &[
+                "fm",
+                "100M",
+                "--ifile",
+                cu8,
+                "--ppm",
+                "1000000000",
+                "--out",
+                wav,
+            ],
+            "-1000..=1000",
+        ),
+    ];
+    for (args, needle) in cases {
+        let o = airwaves(args);
+        failed_clearly(&o, needle);
+        assert_ne!(o.status.code(), Some(134), "{args:?} aborted");
+    }
+    assert!(!Path::new(wav).exists());
+}
+
+#[test]
+fn errors_name_the_path_and_give_no_dongle_hint_where_a_dongle_is_not_the_problem() {
+    let dir = TempDir::new("paths");
+    let d = dir.0.to_str().unwrap();
+    let wav = dir.0.join("never.wav");
+    let wav = wav.to_str().unwrap();
+    // A directory where a recording belongs: refused when named, with the
+    // path (rtl-tcp used to start and fail per client).
+    for args in [
+        vec!["decode", d],
+        vec!["fm", "100M", "--ifile", d, "--out", wav],
+        vec!["rtl-tcp", "-p", "0", "--ifile", d],
+        vec!["adsb", "--ifile", d],
+    ] {
+        let err = failed_clearly(&airwaves(&args), d);
+        assert!(err.contains("directory"), "{args:?}: {err}");
+    }
+    // The trace file's path, and no "no dongle?" hint for problems that
+    // are not a missing dongle.
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "adsb",
+                "--fake-device",
+                "r820t",
+                "--usb-trace",
+                "/proc/airwaves/t",
+                "--duration",
+                "1",
+            ],
+            "/proc/airwaves/t",
+        ),
+        (
+            &[
+                "record",
+                "-f",
+                "100M",
+                "--fake-device",
+                "r820t",
+                "--usb-trace",
+                "/proc/airwaves/t",
+                "-n",
+                "10",
+                wav,
+            ],
+            "/proc/airwaves/t",
+        ),
+        (
+            &["adsb", "--fake-device", "bogus", "--duration", "1"],
+            "bogus",
+        ),
+    ];
+    for (args, needle) in cases {
+        let err = failed_clearly(&airwaves(args), needle);
+        assert!(!err.contains("no dongle?"), "{args:?}: {err}");
+    }
 }

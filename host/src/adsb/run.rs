@@ -6,7 +6,7 @@ use super::cpu;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
-use crate::cli::{LocationArgs, TuningArgs, parse_hz};
+use crate::cli::{LocationArgs, TuningArgs, parse_hz, parse_seconds};
 use crate::demo::{DemoConfig, DemoSky, PacedSky};
 use crate::error::{AdsbError, CommandError};
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
@@ -20,7 +20,7 @@ use crate::net::fanout::Hub;
 use crate::net::http::serve_http;
 use crate::net::listener::{ListenerHandle, listen};
 use crate::ring::{self, Consumer};
-use crate::source::{CHUNK, Source, SourceArgs, Tuning};
+use crate::source::{CHUNK, Source, SourceArgs, SourceError, Tuning};
 use airwaves_core::modes::cpr::Position;
 use std::io::{IsTerminal, Write};
 use std::net::{IpAddr, SocketAddr};
@@ -125,7 +125,7 @@ pub struct AdsbArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Stop after this many seconds.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub duration: Option<f64>,
 }
 
@@ -854,9 +854,16 @@ fn open_input(
         });
     }
     let tuning = Tuning::new(&args.tuning, Some(args.freq), rate);
-    let source = Source::open(&args.source, &tuning).map_err(|source| AdsbError::Open {
-        source,
-        hint: args.source.ifile.is_none() && args.source.rtl_tcp.is_none(),
+    let source = Source::open(&args.source, &tuning).map_err(|source| {
+        // The hint only where a missing or unreachable stick is the problem.
+        let usb = matches!(&source, SourceError::Rtl(e) if e.usb_kind().is_some());
+        let dongle = args.source.ifile.is_none()
+            && args.source.rtl_tcp.is_none()
+            && args.source.dongle.fake_device.is_none();
+        AdsbError::Open {
+            source,
+            hint: usb && dongle,
+        }
     })?;
     if !args.quiet {
         eprintln!("airwaves adsb: reading {}", source.description());

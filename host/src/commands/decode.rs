@@ -45,7 +45,7 @@ pub fn run(args: &DecodeArgs) -> Result<(), CommandError> {
         Box::new(std::io::stdin().lock())
     } else {
         Box::new(
-            std::fs::File::open(input).map_err(|source| CommandError::Read {
+            crate::source::open_recording(input).map_err(|source| CommandError::Read {
                 path: input.clone(),
                 source,
             })?,

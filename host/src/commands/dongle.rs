@@ -4,7 +4,7 @@
 //! streams on its own reader thread (libusb asynchronous transfers, the
 //! buffer ring, reopen after a loss); `--rtl-tcp` and `--ifile` work the same.
 
-use crate::cli::{DongleArgs, TuningArgs, parse_dongle_rate, parse_hz};
+use crate::cli::{DongleArgs, TuningArgs, parse_dongle_rate, parse_hz, parse_seconds};
 use crate::error::CommandError;
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::{r82xx, usb};
@@ -59,7 +59,7 @@ pub struct TestModeArgs {
     #[arg(short = 's', long = "rate", default_value = "2048000", value_parser = parse_dongle_rate)]
     pub rate: u32,
     /// How long to stream, seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Where the counter comes from (a dongle, --fake-device or --rtl-tcp).
     #[command(flatten)]

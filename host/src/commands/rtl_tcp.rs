@@ -1,12 +1,19 @@
 //! `airwaves rtl-tcp`: serve a recording, a dongle or the emulator to one
 //! rtl_tcp client at a time.
 
-use crate::cli::DongleArgs;
+use crate::cli::{DongleArgs, bounded, parse_seconds_or_zero};
 use crate::error::CommandError;
 use crate::rtltcp;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+/// Most buffers in the queue to the client.
+const MAX_BUFFERS: usize = 4096;
+/// Largest buffer, bytes (4 MiB).
+const MAX_BUFFER_SIZE: usize = 4 << 20;
+/// Largest queue in all, bytes (256 MiB).
+const MAX_QUEUE: usize = 256 << 20;
 
 /// Options of `airwaves rtl-tcp`.
 #[derive(clap::Args, Debug, Clone)]
@@ -40,14 +47,15 @@ pub struct RtlTcpArgs {
     /// The dongle or emulator to serve when --ifile is not given.
     #[command(flatten)]
     pub dongle: DongleArgs,
-    /// Buffers in the queue to the client.
-    #[arg(long, default_value_t = 64)]
+    /// Buffers in the queue to the client (2 to 4096).
+    #[arg(long, default_value_t = 64, value_parser = bounded(2, MAX_BUFFERS))]
     pub buffers: usize,
-    /// Bytes per buffer (even).
-    #[arg(long, default_value_t = 65_536)]
+    /// Bytes per buffer, even (512 to 4 MiB); the queue holds at most
+    /// 256 MiB in all.
+    #[arg(long, default_value_t = 65_536, value_parser = bounded(512, MAX_BUFFER_SIZE))]
     pub buffer_size: usize,
     /// Stop after this many seconds and print the totals (0: run until killed).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = parse_seconds_or_zero, allow_negative_numbers = true)]
     pub seconds: f64,
 }
 
@@ -57,6 +65,16 @@ pub struct RtlTcpArgs {
 /// A recording or dongle that cannot open, a port that cannot be bound, a
 /// bad `--seconds`, a server failure.
 pub fn run_cli(args: &RtlTcpArgs) -> Result<(), CommandError> {
+    if args.buffer_size % 2 != 0 {
+        return Err(CommandError::Invalid(
+            "--buffer-size must be even (whole I/Q pairs)",
+        ));
+    }
+    if args.buffers * args.buffer_size > MAX_QUEUE {
+        return Err(CommandError::Invalid(
+            "--buffers × --buffer-size must stay within 256 MiB",
+        ));
+    }
     let config = rtltcp::server::ServerConfig {
         buffers: args.buffers,
         buffer_len: args.buffer_size,

@@ -1,6 +1,7 @@
 //! `airwaves scene`: write a synthetic 1090 MHz scene and its truth list
 //! ([`crate::sim::scene`]).
 
+use crate::cli::parse_seconds;
 use crate::error::CommandError;
 use crate::sim::scene::{SceneConfig, SceneStats, generate};
 use std::fs::{File, OpenOptions};
@@ -12,7 +13,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug, Clone)]
 pub struct SceneArgs {
     /// Length, seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = parse_seconds, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Sample rate, Hz.
     #[arg(long, default_value_t = 2_400_000.0)]

@@ -1,6 +1,6 @@
 //! Command-line options of `airwaves fm`, `airwaves am` and `airwaves nfm`.
 
-use crate::cli::{SourceArgs, TuningArgs, parse_hz, parse_offset, parse_rate};
+use crate::cli::{SourceArgs, TuningArgs, parse_db, parse_hz, parse_offset, parse_rate};
 use std::path::PathBuf;
 
 /// Where the audio goes (`--out`).
@@ -38,7 +38,7 @@ pub struct ReceiverArgs {
     pub tuning: TuningArgs,
     /// Mute the audio while the SNR estimate is below DB (with 2 dB of
     /// hysteresis); off by default.
-    #[arg(long, value_name = "DB", allow_negative_numbers = true)]
+    #[arg(long, value_name = "DB", allow_negative_numbers = true, value_parser = parse_db)]
     pub squelch: Option<f32>,
     /// Audio rate, Hz (default: the sound card's rate for play, 48000
     /// otherwise).

@@ -124,14 +124,25 @@ pub fn open(
     if !valid_sample_rate(sample_rate) {
         return Err(FileError::Setting(SettingError::SampleRate(sample_rate)));
     }
-    let file = File::open(path).map_err(|e| FileError::Io {
+    let file = crate::source::open_recording(path).map_err(|e| FileError::Io {
         path: path.to_owned(),
         source: e,
     })?;
+    let len = file
+        .metadata()
+        .map_err(|e| FileError::Io {
+            path: path.to_owned(),
+            source: e,
+        })?
+        .len();
     let rate = Arc::new(AtomicU32::new(sample_rate));
     let source = FileSource {
         file,
         path: path.to_owned(),
+        // Whole I/Q pairs: an odd last byte would swap I and Q on every
+        // other pass of a loop.
+        pass_len: len & !1,
+        pos: 0,
         looping,
         rate: rate.clone(),
         clock: Clock {
@@ -318,6 +329,10 @@ impl Clock {
 pub struct FileSource {
     file: File,
     path: PathBuf,
+    /// Bytes served per pass: the file's length rounded down to whole pairs.
+    pass_len: u64,
+    /// Bytes of this pass served so far.
+    pos: u64,
     looping: bool,
     rate: Arc<AtomicU32>,
     clock: Clock,
@@ -331,22 +346,46 @@ impl FileSource {
         }
     }
 
-    /// Read up to `buf.len()` bytes, restarting at the end when looping.
+    /// Read up to `buf.len()` bytes of the pass, restarting at its end when
+    /// looping; `Ok(0)` at the end otherwise.
     fn read_file(&mut self, buf: &mut [u8]) -> Result<usize, FileError> {
-        let mut rewound = false;
+        if self.pos >= self.pass_len {
+            if !self.looping || self.pass_len == 0 {
+                return Ok(0);
+            }
+            self.rewind()?;
+        }
+        let left = usize::try_from(self.pass_len - self.pos).unwrap_or(usize::MAX);
+        let want = buf.len().min(left);
         loop {
-            match self.file.read(buf) {
-                Ok(0) if self.looping && !rewound => {
-                    self.file
-                        .seek(SeekFrom::Start(0))
-                        .map_err(|e| self.io_error(e))?;
-                    rewound = true;
+            match self.file.read(&mut buf[..want]) {
+                // Shorter than it was at the start: the pass ends here.
+                Ok(0) => {
+                    self.pass_len = self.pos & !1;
+                    return if self.looping && self.pass_len > 0 {
+                        self.rewind()?;
+                        self.read_file(buf)
+                    } else {
+                        Ok(0)
+                    };
                 }
-                Ok(n) => return Ok(n),
+                Ok(n) => {
+                    self.pos += n as u64;
+                    return Ok(n);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.io_error(e)),
             }
         }
+    }
+
+    /// Back to the first byte.
+    fn rewind(&mut self) -> Result<(), FileError> {
+        self.file
+            .seek(SeekFrom::Start(0))
+            .map_err(|e| self.io_error(e))?;
+        self.pos = 0;
+        Ok(())
     }
 }
 
@@ -354,9 +393,7 @@ impl SampleSource for FileSource {
     type Error = FileError;
 
     fn start(&mut self) -> Result<(), FileError> {
-        self.file
-            .seek(SeekFrom::Start(0))
-            .map_err(|e| self.io_error(e))?;
+        self.rewind()?;
         self.clock.restart(self.rate.load(Ordering::Relaxed));
         Ok(())
     }
@@ -555,5 +592,46 @@ mod test {
         }
         assert_eq!(&got[..10], &[1, 2, 3, 4, 1, 2, 3, 4, 1, 2]);
         std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn test_odd_length_loop_keeps_i_and_q() {
+        // Five bytes: two pairs and half of one. The half pair is never
+        // served, so I stays I on every pass.
+        let p = temp_file("odd.cu8", &[1, 2, 3, 4, 5]);
+        let (mut src, _ctl) = open(&p, 3_200_000, true).unwrap();
+        src.start().unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 3];
+        while got.len() < 12 {
+            let n = src.read(&mut buf).unwrap();
+            assert!(n > 0);
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(&got[..12], &[1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4]);
+        // Without looping the stream ends after the last whole pair.
+        let (mut src, _ctl) = open(&p, 3_200_000, false).unwrap();
+        src.start().unwrap();
+        let mut all = Vec::new();
+        loop {
+            let n = src.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(all, [1, 2, 3, 4]);
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn test_directory_is_refused_at_open() {
+        let e = open(&std::env::temp_dir(), 2_048_000, false).err().unwrap();
+        let msg = e.to_string();
+        assert!(msg.contains("directory"), "{msg}");
+        assert!(
+            msg.contains(&std::env::temp_dir().display().to_string()),
+            "{msg}"
+        );
     }
 }

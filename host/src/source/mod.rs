@@ -23,6 +23,7 @@
 //! [`count_stream`] checks the test-mode counter of any source.
 
 mod file;
+pub use file::open_recording;
 mod tuning;
 
 use crate::cli::DongleArgs;
@@ -90,7 +91,12 @@ impl DongleArgs {
         let selector = self.selector()?;
         let trace: Option<Box<dyn Write + Send>> = match &self.usb_trace {
             Some(p) => Some(Box::new(std::io::BufWriter::new(
-                std::fs::File::create(p).map_err(SourceError::Io)?,
+                std::fs::File::create(p).map_err(|e| {
+                    SourceError::Io(std::io::Error::new(
+                        e.kind(),
+                        format!("--usb-trace {}: {e}", p.display()),
+                    ))
+                })?,
             ))),
             None => None,
         };
@@ -185,7 +191,7 @@ impl Source {
             let input: Box<dyn Read + Send> = if path.as_os_str() == "-" {
                 Box::new(std::io::stdin())
             } else {
-                Box::new(std::io::BufReader::new(std::fs::File::open(path).map_err(
+                Box::new(std::io::BufReader::new(open_recording(path).map_err(
                     |e| {
                         SourceError::Io(std::io::Error::new(
                             e.kind(),
