@@ -279,3 +279,28 @@ fn errors_name_the_path_and_give_no_dongle_hint_where_a_dongle_is_not_the_proble
         assert!(!err.contains("no dongle?"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_full_disk_is_named() {
+    // /dev/full: every write fails with ENOSPC.
+    let dir = TempDir::new("full");
+    let other = dir.0.join("a.cu8");
+    let other = other.to_str().unwrap();
+    for args in [
+        vec![
+            "record",
+            "-f",
+            "100M",
+            "--fake-device",
+            "r820t,fast",
+            "-n",
+            "100000",
+            "/dev/full",
+        ],
+        vec!["scene", "--seconds", "0.1", other, "/dev/full"],
+        vec!["scene", "--seconds", "0.1", "/dev/full", other],
+    ] {
+        let err = failed_clearly(&airwaves(&args), "writing /dev/full");
+        assert!(err.contains("No space left"), "{args:?}: {err}");
+    }
+}

@@ -156,6 +156,10 @@ pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
             f64::from(r82xx::nearest_gain(g)) / 10.0
         );
     }
+    let write_error = |source| CommandError::Write {
+        path: args.out.clone(),
+        source,
+    };
     let mut run = |source: &mut Source| -> Result<u64, CommandError> {
         let mut remaining = args.samples.saturating_mul(2);
         let mut written = 0u64;
@@ -181,12 +185,12 @@ pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
             match out.write_all(&buf[..n]) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
-                Err(e) => return Err(CommandError::Io(e)),
+                Err(e) => return Err(write_error(e)),
             }
             written += n as u64;
             remaining = remaining.saturating_sub(n as u64);
         }
-        out.flush().map_err(CommandError::Io)?;
+        out.flush().map_err(write_error)?;
         Ok(written / 2)
     };
     let result = run(&mut source);

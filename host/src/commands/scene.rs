@@ -3,7 +3,7 @@
 
 use crate::cli::parse_seconds;
 use crate::error::CommandError;
-use crate::sim::scene::{SceneConfig, SceneStats, generate};
+use crate::sim::scene::{SceneConfig, generate};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
@@ -78,15 +78,15 @@ pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
     // scene can be made and both can be opened.
     cfg.validate().map_err(CommandError::Io)?;
     let [out, truth] = open_outputs([&args.out, &args.truth])?;
-    let run = || -> std::io::Result<SceneStats> {
-        let mut o = std::io::BufWriter::new(out);
-        let mut t = std::io::BufWriter::new(truth);
-        let s = generate(&cfg, &mut o, &mut t)?;
-        o.flush()?;
-        t.flush()?;
-        Ok(s)
-    };
-    let s = run().map_err(CommandError::Io)?;
+    // Which file a write error came from: each writer records its own.
+    let mut o = Named::new(out, &args.out);
+    let mut t = Named::new(truth, &args.truth);
+    let s = generate(&cfg, &mut o, &mut t)
+        .and_then(|s| o.flush().and(t.flush()).map(|()| s))
+        .map_err(|source| match o.failed.take().or(t.failed.take()) {
+            Some(path) => CommandError::Write { path, source },
+            None => CommandError::Io(source),
+        })?;
     eprintln!(
         "scene: {} samples, {} Mode S ({} overlapped), {} Mode A/C, {} clipped values",
         s.samples, s.mode_s, s.mode_s_overlapped, s.mode_ac, s.clipped
@@ -126,6 +126,10 @@ fn open_outputs<const N: usize>(paths: [&Path; N]) -> Result<[File; N], CommandE
         }
     }
     for (f, path) in files.iter().zip(paths) {
+        // Regular files only: /dev/null or a pipe has no length to cut.
+        if !f.metadata().is_ok_and(|m| m.is_file()) {
+            continue;
+        }
         f.set_len(0).map_err(|source| CommandError::Create {
             path: path.to_path_buf(),
             source,
@@ -134,4 +138,40 @@ fn open_outputs<const N: usize>(paths: [&Path; N]) -> Result<[File; N], CommandE
     Ok(files
         .try_into()
         .unwrap_or_else(|_| unreachable!("one file per path")))
+}
+
+/// A buffered file that remembers its path when a write fails.
+struct Named<'a> {
+    file: std::io::BufWriter<File>,
+    path: &'a Path,
+    failed: Option<std::path::PathBuf>,
+}
+
+impl<'a> Named<'a> {
+    fn new(file: File, path: &'a Path) -> Self {
+        Named {
+            file: std::io::BufWriter::new(file),
+            path,
+            failed: None,
+        }
+    }
+
+    fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
+        if r.is_err() {
+            self.failed = Some(self.path.to_path_buf());
+        }
+        r
+    }
+}
+
+impl Write for Named<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.file.write(buf);
+        self.note(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.file.flush();
+        self.note(r)
+    }
 }

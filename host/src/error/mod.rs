@@ -57,6 +57,13 @@ pub enum CommandError {
         /// The failure.
         source: io::Error,
     },
+    /// Writing an output file failed (a full disk, say).
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
     /// Reading or writing failed.
     Io(io::Error),
     /// The rtl_tcp server could not start on its address.
@@ -105,6 +112,9 @@ impl fmt::Display for CommandError {
                 write!(f, "cannot read {}: {source}", path.display())
             }
             CommandError::Create { path, source } => write!(f, "{}: {source}", path.display()),
+            CommandError::Write { path, source } => {
+                write!(f, "writing {}: {source}", path.display())
+            }
             CommandError::Io(e) => e.fmt(f),
             CommandError::Listen { addr, source } => write!(f, "{addr}: {source}"),
             CommandError::ServeFile(e) => e.fmt(f),
@@ -126,7 +136,9 @@ impl std::error::Error for CommandError {
             CommandError::Source(e) => Some(e),
             CommandError::Rtl(e) => Some(e),
             CommandError::Usb(e) => Some(e),
-            CommandError::Read { source, .. } | CommandError::Create { source, .. } => Some(source),
+            CommandError::Read { source, .. }
+            | CommandError::Create { source, .. }
+            | CommandError::Write { source, .. } => Some(source),
             CommandError::Listen { source, .. } => Some(source),
             CommandError::Io(e) => Some(e),
             CommandError::ServeFile(e) => Some(e),
