@@ -156,7 +156,9 @@ pub fn decode_with(
         stats: DecodeStats::default(),
         err: None,
     };
-    loop {
+    // Until the end of the input, or a signal (the frames so far are
+    // flushed and counted).
+    while !crate::stop::requested() {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,

@@ -39,5 +39,6 @@ pub mod rtltcp;
 pub mod selftest;
 pub mod sim;
 pub mod source;
+pub mod stop;
 pub mod usb_async;
 pub mod web;

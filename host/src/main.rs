@@ -42,6 +42,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = airwaves::stop::install() {
+        eprintln!("airwaves: cannot handle signals ({e}): Ctrl-C will cut files short");
+    }
     let (name, result) = match cli.command {
         Command::Adsb(args) => ("adsb", adsb::run(&args)),
         Command::Fm(args) => ("fm", radio::run_fm(&args)),

@@ -446,10 +446,13 @@ impl<'a> Feeder<'a> {
                 && (self.args.source.ifile.is_some()
                     || self.outputs.net.beast_rx.is_none()
                     || self.exit_error.is_some());
-            let out_of_time = self
-                .args
-                .duration
-                .is_some_and(|d| self.started.elapsed().as_secs_f64() >= d);
+            // A signal ends the run as --duration does: JSON written, the
+            // summary printed.
+            let out_of_time = crate::stop::requested()
+                || self
+                    .args
+                    .duration
+                    .is_some_and(|d| self.started.elapsed().as_secs_f64() >= d);
             if last_tick.elapsed() < Duration::from_secs(1) && !finished && !out_of_time {
                 continue;
             }

@@ -164,7 +164,7 @@ pub fn record(args: &RecordArgs) -> Result<(), CommandError> {
         let mut remaining = args.samples.saturating_mul(2);
         let mut written = 0u64;
         let mut buf = vec![0u8; CHUNK];
-        while args.samples == 0 || remaining > 0 {
+        while (args.samples == 0 || remaining > 0) && !crate::stop::requested() {
             // Read no more than is wanted: the source delivers (and counts)
             // exactly what is written.
             let want = if args.samples == 0 {

@@ -147,15 +147,23 @@ fn serve<C: rtltcp::device::Control + 'static, S: crate::source::SampleSource + 
         ),
         Err(e) => eprintln!("rtl-tcp: listening (address unknown: {e})"),
     }
-    if args.seconds > 0.0 {
-        let stop = server.stop_flag();
-        let after = Duration::try_from_secs_f64(args.seconds)
-            .map_err(|_| CommandError::Seconds(args.seconds))?;
-        std::thread::spawn(move || {
-            std::thread::sleep(after);
-            stop.store(true, Ordering::Relaxed);
-        });
-    }
+    // Stop after --seconds, or on a signal (the totals are printed).
+    let after = if args.seconds > 0.0 {
+        Some(
+            Duration::try_from_secs_f64(args.seconds)
+                .map_err(|_| CommandError::Seconds(args.seconds))?,
+        )
+    } else {
+        None
+    };
+    let stop = server.stop_flag();
+    let t0 = std::time::Instant::now();
+    std::thread::spawn(move || {
+        while !crate::stop::requested() && after.is_none_or(|a| t0.elapsed() < a) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
     let mut stopped = server.run().map_err(CommandError::Server)?;
     let t = stopped.stats;
     eprintln!(

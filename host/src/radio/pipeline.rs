@@ -339,6 +339,11 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
     };
     let result = (|| -> Result<(), RadioError> {
         loop {
+            // A signal ends the run as the end of a recording would: the
+            // WAV's header is completed and the summary printed.
+            if crate::stop::requested() {
+                return Ok(());
+            }
             let buf = match source.read(&mut iq) {
                 Ok(0) => return Ok(()),
                 Ok(n) => &iq[..n],

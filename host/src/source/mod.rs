@@ -375,7 +375,7 @@ pub fn count_stream<S: SampleSource + ?Sized>(
         }
     }
     let start = Instant::now();
-    while start.elapsed() < limit {
+    while start.elapsed() < limit && !crate::stop::requested() {
         match source.read(&mut buf)? {
             0 => break,
             n => check.feed(&buf[..n]),
