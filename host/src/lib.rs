@@ -39,5 +39,7 @@ pub mod rtltcp;
 pub mod selftest;
 pub mod sim;
 pub mod source;
+#[cfg(test)]
+mod test_alloc;
 pub mod usb_async;
 pub mod web;
