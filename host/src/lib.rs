@@ -40,5 +40,7 @@ pub mod selftest;
 pub mod sim;
 pub mod source;
 pub mod stop;
+#[cfg(test)]
+mod test_alloc;
 pub mod usb_async;
 pub mod web;

@@ -1059,49 +1059,6 @@ mod test {
         );
     }
 
-    /// A global allocator that counts the allocations of a thread while
-    /// it runs [`counting::allocations`].
-    mod counting {
-        #![allow(unsafe_code)] // a GlobalAlloc; each block has a SAFETY note
-
-        use std::alloc::{GlobalAlloc, Layout, System};
-        use std::cell::Cell;
-
-        std::thread_local! {
-            static ARMED: Cell<bool> = const { Cell::new(false) };
-            static COUNT: Cell<u64> = const { Cell::new(0) };
-        }
-
-        struct Counting;
-
-        // SAFETY: forwards every call unchanged to the system allocator.
-        unsafe impl GlobalAlloc for Counting {
-            unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-                if ARMED.with(Cell::get) {
-                    COUNT.with(|n| n.set(n.get() + 1));
-                }
-                // SAFETY: the caller's contract is the system allocator's.
-                unsafe { System.alloc(layout) }
-            }
-            unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-                // SAFETY: `ptr` came from `alloc` above, that is from `System`.
-                unsafe { System.dealloc(ptr, layout) }
-            }
-        }
-
-        #[global_allocator]
-        static ALLOC: Counting = Counting;
-
-        /// Run `f`; how many times this thread allocated meanwhile.
-        pub fn allocations(f: impl FnOnce()) -> u64 {
-            COUNT.with(|n| n.set(0));
-            ARMED.with(|a| a.set(true));
-            f();
-            ARMED.with(|a| a.set(false));
-            COUNT.with(Cell::get)
-        }
-    }
-
     #[test]
     fn test_the_callback_never_allocates() {
         let (mut p, c) = ring(1 << 14, 2, 256);
@@ -1115,7 +1072,7 @@ mod test {
         let mut out16 = vec![0i16; 6000];
         let mut out32 = vec![0.0f32; 5000];
         let mut outu8 = vec![0u8; 3000];
-        let n = counting::allocations(|| {
+        let n = crate::test_alloc::allocations(|| {
             for _ in 0..4 {
                 p.push(&x);
                 f.fill(&mut out16, i16::from_unit);
@@ -1126,7 +1083,7 @@ mod test {
         });
         assert_eq!(n, 0);
         // The counter does count.
-        assert!(counting::allocations(|| drop(std::hint::black_box(vec![1u8; 10]))) > 0);
+        assert!(crate::test_alloc::allocations(|| drop(std::hint::black_box(vec![1u8; 10]))) > 0);
         assert!(f.consumer.stats().underruns > 0);
         assert!(out32.iter().any(|&v| v != 0.0));
     }
