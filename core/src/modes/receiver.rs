@@ -186,14 +186,18 @@ impl<const N: usize> Receiver<N> {
             arrival_ms,
             sink,
         };
+        // One callback (one type) for both calls: the demodulator's scan
+        // is then instantiated once, as its inlining was measured with.
+        let mut frame = |f: &DemodFrame| track.frame(f);
         match iq {
-            Some(iq) => demod.process(state, known, iq, |f| track.frame(f)),
-            None => demod.finish(state, known, |f| track.frame(f)),
+            Some(iq) => demod.process(state, known, iq, &mut frame),
+            None => demod.finish(state, known, &mut frame),
         }
         if let Some((d, s)) = modeac {
+            let mut reply = |r: &ModeAcReply| track.sink.mode_ac(r);
             match iq {
-                Some(iq) => d.process(s, iq, |r| track.sink.mode_ac(r)),
-                None => d.finish(s, |r| track.sink.mode_ac(r)),
+                Some(iq) => d.process(s, iq, &mut reply),
+                None => d.finish(s, &mut reply),
             }
         }
     }
