@@ -209,10 +209,18 @@ pub const KNOWN_CAPACITY: usize = 1024;
 
 /// The Mode S receive chain with an `N`-aircraft table and the Mode A/C
 /// stage `M` (none by default); see the [module docs](self).
+//
+// `repr(C)` with the demodulator's state first: the per-sample loop
+// (`DemodState::convert`, inlined into `process`) then reaches the sample
+// history with short offsets. In Rust's own layout the 7 KiB tracker came
+// first, the history lay beyond the 4 KiB reach of a Thumb-2 load/store
+// offset, and the loop took 69 instead of 65 instructions per 8 samples on
+// the Cortex-M4 (firmware Mode S 32.7 instead of 32.2 per sample).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Receiver<const N: usize, M = NoModeAc> {
-    demod: Demodulator,
     state: DemodState,
+    demod: Demodulator,
     known: AddressFilter<KNOWN_CAPACITY>,
     modeac: M,
     tracker: Tracker<N>,
