@@ -52,8 +52,8 @@ pub fn run(
     // The tracker's clock is the scene's own sample time (ms from its
     // first sample), as the host's `airwaves decode` uses.
     let clock = Clock::Samples { epoch_ms: 0 };
-    let mut rx = Receiver::<AIRCRAFT>::new(demod, None, TrackerConfig::DEFAULT, clock)
-        .map_err(|_| "receiver configuration")?;
+    // Mode S only (no Mode A/C state or code), built in place.
+    let mut rx = Receiver::<AIRCRAFT>::new(demod, TrackerConfig::DEFAULT, clock);
     let mut kept = Kept {
         frames: heapless::Vec::new(),
         lost: 0,

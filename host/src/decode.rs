@@ -67,7 +67,7 @@ use airwaves_core::modes::{
     encode::{AVR_MAX_LEN, Timestamp, encode_avr},
     frame::{Capability, ControlField, Frame, InterrogatorCode},
     modeac::{ModeAcDetector, ModeAcReply},
-    receiver::{Clock, Decoded, Receiver, Sink},
+    receiver::{Clock, Decoded, ModeAc, Receiver, Sink},
     tracker::{PositionSource, PositionUpdate},
 };
 use std::fmt::Write as _;
@@ -136,7 +136,9 @@ pub fn decode_with(
     let invalid = |e: ConfigError| io::Error::new(io::ErrorKind::InvalidInput, e);
     let demod = Demodulator::new(opts.rate).map_err(|e| invalid(ConfigError::Demod(e)))?;
     let modeac = if opts.modeac {
-        Some(ModeAcDetector::new(opts.rate).map_err(|e| invalid(ConfigError::ModeAc(e)))?)
+        let detector =
+            ModeAcDetector::new(opts.rate).map_err(|e| invalid(ConfigError::ModeAc(e)))?;
+        Some(ModeAc::new(detector))
     } else {
         None
     };
@@ -145,7 +147,7 @@ pub fn decode_with(
     // first sample): aircraft are tracked as they flew.
     let clock = Clock::Samples { epoch_ms: 0 };
     let mut rx = Box::new(
-        Receiver::<AIRCRAFT>::new(demod, modeac, tracker_config, clock)
+        Receiver::<AIRCRAFT, _>::with_modeac(demod, modeac, tracker_config, clock)
             .map_err(|e| invalid(ConfigError::Receiver(e)))?,
     );
     let mut buf = vec![0u8; 256 * 1024];

@@ -35,7 +35,7 @@ use airwaves_core::modes::encode::{
     signal_byte,
 };
 use airwaves_core::modes::modeac::{ModeAcDetector, ModeAcReply};
-use airwaves_core::modes::receiver::{self, Decoded, Receiver, Sink};
+use airwaves_core::modes::receiver::{self, Decoded, ModeAc, Receiver, Sink};
 use airwaves_core::modes::tracker::{PositionUpdate, RejectReason, Tracker, UpdateOutcome};
 
 /// Aircraft table capacity (readsb keeps no fixed limit; 1024 is several
@@ -98,7 +98,7 @@ pub struct Batches {
 
 /// The decode stage (see the module docs).
 pub struct Pipeline {
-    rx: Box<Receiver<TRACKER_CAPACITY>>,
+    rx: Box<Receiver<TRACKER_CAPACITY, Option<ModeAc>>>,
     out: Outputs,
 }
 
@@ -118,7 +118,8 @@ impl Pipeline {
     pub fn new(config: PipelineConfig) -> Result<Pipeline, ConfigError> {
         let demod = Demodulator::new(config.sample_rate).map_err(ConfigError::Demod)?;
         let modeac = if config.modeac {
-            Some(ModeAcDetector::new(config.sample_rate).map_err(ConfigError::ModeAc)?)
+            let detector = ModeAcDetector::new(config.sample_rate).map_err(ConfigError::ModeAc)?;
+            Some(ModeAc::new(detector))
         } else {
             None
         };
@@ -132,8 +133,8 @@ impl Pipeline {
             ),
             Clock::Wall => (receiver::Clock::Arrival, 0),
         };
-        let rx =
-            Receiver::new(demod, modeac, tracker_config, clock).map_err(ConfigError::Receiver)?;
+        let rx = Receiver::with_modeac(demod, modeac, tracker_config, clock)
+            .map_err(ConfigError::Receiver)?;
         Ok(Pipeline {
             rx: Box::new(rx),
             out: Outputs {

@@ -526,9 +526,11 @@ mod test {
         let rate = cfg.sample_rate as u32;
         let demod = Demodulator::new(rate).unwrap();
         let clock = Clock::Samples { epoch_ms: START_MS };
-        let mut receiver = Box::new(
-            Receiver::<256>::new(demod, None, TrackerConfig::with_receiver(rx), clock).unwrap(),
-        );
+        let mut receiver = Box::new(Receiver::<256>::new(
+            demod,
+            TrackerConfig::with_receiver(rx),
+            clock,
+        ));
         // Truth: per address, (time, state) at the end of every block.
         let mut truth: HashMap<u32, Vec<(u64, TruthAircraft)>> = HashMap::new();
         let mut frames = Accepts(Vec::new());
