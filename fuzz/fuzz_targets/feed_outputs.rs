@@ -374,8 +374,9 @@ fuzz_target!(|data: &[u8]| {
         let rx = ReceivedFrame::new(frame, now)
             .with_signal(dbfs)
             .with_repaired_bits(flags >> 7);
-        let result = run.tracker.update(&rx, now);
-        run.counters.add_frame(source, &rx, &result);
+        let result = run.tracker.update(&rx);
+        run.counters
+            .add_frame(source, rx.repaired_bits, rx.signal_dbfs, &result);
         run.counters.samples_processed += u64::from(*dt) * 2400;
         run.counters.add_noise(-30.0 - f64::from(*signal) / 8.0);
         if let Ok(outcome) = &result {

@@ -82,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
         }
         let rx = ReceivedFrame::new(frame, now).with_repaired_bits((flags >> 1) & 3);
         let before = t.len();
-        if let Ok(out) = t.update(&rx, now) {
+        if let Ok(out) = t.update(&rx) {
             last_key = out.key;
             let a = t
                 .get(out.key)

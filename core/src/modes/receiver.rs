@@ -333,7 +333,7 @@ impl<const N: usize, M: ModeAcStage> Receiver<N, M> {
         let rx = ReceivedFrame::new(bytes, t_ms)
             .with_signal(signal_dbfs)
             .with_repaired_bits(repaired_bits);
-        let outcome = self.tracker.update(&rx, t_ms);
+        let outcome = self.tracker.update(&rx);
         if outcome.is_ok() && repaired_bits == 0 {
             let address = Frame::new_checked(bytes)
                 .ok()
@@ -413,7 +413,7 @@ impl<const N: usize, S: Sink<N>> Track<'_, N, S> {
         let rx = ReceivedFrame::new(f.bytes(), t_ms)
             .with_signal(f.signal_dbfs)
             .with_repaired_bits(f.repaired_bits);
-        let outcome = self.tracker.update(&rx, t_ms);
+        let outcome = self.tracker.update(&rx);
         self.sink.frame(&Decoded {
             frame: f,
             t_ms,

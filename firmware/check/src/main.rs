@@ -311,7 +311,7 @@ fn decode_host(rate: u32, iq: &[u8]) -> Result<(Vec<Frame>, Vec<String>), String
         let rx = ReceivedFrame::new(f.bytes(), t_ms)
             .with_signal(f.signal_dbfs)
             .with_repaired_bits(f.repaired_bits);
-        let _ = tracker.update(&rx, t_ms);
+        let _ = tracker.update(&rx);
         let mut avr = [0u8; AVR_MAX_LEN];
         let n = encode_avr(
             &mut avr,

@@ -195,7 +195,7 @@ mod test {
                 .step_by(2)
                 .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
                 .collect();
-            t.update(&ReceivedFrame::new(&b, t_ms), t_ms).unwrap();
+            t.update(&ReceivedFrame::new(&b, t_ms)).unwrap();
         }
         let mut s = String::new();
         interactive_table(&t, 4_000, Some(Position::new(52.0, 4.0)), 10, &mut s);

@@ -78,12 +78,16 @@ mod test {
         if !std::path::Path::new("/proc/self/stat").exists() {
             return;
         }
-        // Burn a little CPU so the counters move.
+        // Burn CPU until the counter moves: it counts clock ticks (10 ms),
+        // so a fixed amount of work can finish within one tick.
+        let t0 = std::time::Instant::now();
         let mut x = 0u64;
-        for i in 0..20_000_000u64 {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i);
+        while thread_cpu_ms() == Some(0) && t0.elapsed() < std::time::Duration::from_secs(10) {
+            for i in 0..1_000_000u64 {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i);
+            }
+            std::hint::black_box(x);
         }
-        std::hint::black_box(x);
         assert!(thread_cpu_ms().is_some_and(|ms| ms > 0));
         assert!(process_cpu_ms().is_some());
         let (rss, peak) = resident_kib().unwrap();

@@ -120,7 +120,7 @@ pub fn bearing_deg(from: Position, to: Position) -> f64 {
 /// use airwaves_core::modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
 /// let mut tracker = Tracker::<16>::new(TrackerConfig::DEFAULT);
 /// let ident = [0x8D, 0x48, 0x40, 0xD6, 0x20, 0x2C, 0xC3, 0x71, 0xC3, 0x2C, 0xE0, 0x57, 0x60, 0x98];
-/// tracker.update(&ReceivedFrame::new(&ident, 1_700_000_000_000), 1_700_000_000_000).unwrap();
+/// tracker.update(&ReceivedFrame::new(&ident, 1_700_000_000_000)).unwrap();
 /// let mut json = String::new();
 /// write_aircraft_json(&tracker, 1_700_000_000_500, 1, None, &mut json);
 /// assert_eq!(
@@ -371,7 +371,7 @@ mod test {
     fn feed<const N: usize>(tr: &mut Tracker<N>, frames: &[(&str, u64, f32)]) {
         for &(h, t, dbfs) in frames {
             let b = hex(h);
-            tr.update(&ReceivedFrame::new(&b, t).with_signal(dbfs), t)
+            tr.update(&ReceivedFrame::new(&b, t).with_signal(dbfs))
                 .unwrap_or_else(|e| panic!("{h}: {e}"));
         }
     }

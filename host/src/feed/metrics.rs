@@ -396,11 +396,11 @@ mod test {
             ("8D4840D6202CC371C32CE0576098", t0 + 2_000),
         ] {
             let b = hex(h);
-            tr.update(&ReceivedFrame::new(&b, t), t).unwrap();
+            tr.update(&ReceivedFrame::new(&b, t)).unwrap();
         }
         // A frame with a bad CRC: counted as rejected.
         let bad = hex("8D4CA251204994B1C36E60A5343D");
-        assert!(tr.update(&ReceivedFrame::new(&bad, t0), t0).is_err());
+        assert!(tr.update(&ReceivedFrame::new(&bad, t0)).is_err());
         let mut c = Counters::new();
         c.samples_processed = 123;
         c.local.accepted = [5, 2, 1, 0];

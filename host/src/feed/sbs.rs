@@ -85,7 +85,7 @@ struct Line<'a> {
 /// let mut tracker = Tracker::<16>::new(TrackerConfig::DEFAULT);
 /// let ident = [0x8D, 0x48, 0x40, 0xD6, 0x20, 0x2C, 0xC3, 0x71, 0xC3, 0x2C, 0xE0, 0x57, 0x60, 0x98];
 /// let t = 1_700_000_000_000;
-/// let outcome = tracker.update(&ReceivedFrame::new(&ident, t), t).unwrap();
+/// let outcome = tracker.update(&ReceivedFrame::new(&ident, t)).unwrap();
 /// let mut line = String::new();
 /// assert!(write_sbs(&ident, &outcome, tracker.get(outcome.key).unwrap(), t, t + 5, &mut line));
 /// assert_eq!(
@@ -327,7 +327,7 @@ mod test {
                     hex(h)
                 };
                 let outcome = tracker
-                    .update(&ReceivedFrame::new(&bytes, t), t)
+                    .update(&ReceivedFrame::new(&bytes, t))
                     .unwrap_or_else(|e| panic!("{h}: {e}"));
                 let ac = tracker.get(outcome.key).unwrap();
                 let mut s = String::from("junk|");
@@ -399,7 +399,7 @@ mod test {
             ("8C4841753A8A35323FAEBDAC702D", T0 + 12_000),
         ] {
             let b = hex(h);
-            let o = tracker.update(&ReceivedFrame::new(&b, t), t).unwrap();
+            let o = tracker.update(&ReceivedFrame::new(&b, t)).unwrap();
             assert!(write_sbs(&b, &o, tracker.get(o.key).unwrap(), t, t, &mut s));
         }
         assert_eq!(
@@ -459,7 +459,7 @@ mod test {
         // A buffer of the wrong length writes nothing.
         let mut tracker = Tracker::<4>::new(TrackerConfig::DEFAULT);
         let b = hex("8D4840D6202CC371C32CE0576098");
-        let o = tracker.update(&ReceivedFrame::new(&b, 0), 0).unwrap();
+        let o = tracker.update(&ReceivedFrame::new(&b, 0)).unwrap();
         let mut s = String::new();
         assert!(!write_sbs(
             &b[..7],
@@ -489,9 +489,9 @@ mod test {
         let df5 = f.into_inner();
         let mut tracker = Tracker::<4>::new(TrackerConfig::DEFAULT);
         tracker
-            .update(&ReceivedFrame::new(&df11(0x4CA7E8), 0), 0)
+            .update(&ReceivedFrame::new(&df11(0x4CA7E8), 0))
             .unwrap();
-        let o = tracker.update(&ReceivedFrame::new(&df5, 1), 1).unwrap();
+        let o = tracker.update(&ReceivedFrame::new(&df5, 1)).unwrap();
         let mut s = String::new();
         assert!(write_sbs(
             &df5,
@@ -537,7 +537,7 @@ mod test {
             let cols: Vec<&str> = row.split(',').collect();
             let t = cols[0].parse::<u64>().unwrap() * 1000;
             let b = hex(cols[1].trim_matches('"'));
-            let o = tracker.update(&ReceivedFrame::new(&b, t), t).unwrap();
+            let o = tracker.update(&ReceivedFrame::new(&b, t)).unwrap();
             let ac = tracker.get(o.key).unwrap();
             out.clear();
             frames += 1;

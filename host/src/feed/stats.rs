@@ -197,7 +197,7 @@ impl Counters {
     /// let mut c = Counters::new();
     /// let pos = [0x8D, 0x40, 0x62, 0x1D, 0x58, 0xC3, 0x86, 0x43, 0x5C, 0xC4, 0x12, 0x69, 0x2A, 0xD6];
     /// let f = ReceivedFrame::new(&pos, 0).with_signal(-6.0);
-    /// let r = tracker.update(&f, 0);
+    /// let r = tracker.update(&f);
     /// c.add_frame(FrameSource::Local, f.repaired_bits, f.signal_dbfs, &r);
     /// assert_eq!((c.local.accepted[0], c.cpr_airborne, c.signal_count), (1, 1, 1));
     /// ```
@@ -761,7 +761,7 @@ mod test {
             let f = ReceivedFrame::new(&b, 1_000)
                 .with_signal(dbfs)
                 .with_repaired_bits(bits);
-            let r = tr.update(&f, 1_000);
+            let r = tr.update(&f);
             c.add_frame(src, bits, dbfs, &r);
         }
         assert_eq!(

@@ -115,8 +115,8 @@
 //! // The Riddle's airborne pair (odd at t = 0 s, even at t = 2 s).
 //! let odd = [0x8D, 0x40, 0x62, 0x1D, 0x58, 0xC3, 0x86, 0x43, 0x5C, 0xC4, 0x12, 0x69, 0x2A, 0xD6];
 //! let even = [0x8D, 0x40, 0x62, 0x1D, 0x58, 0xC3, 0x82, 0xD6, 0x90, 0xC8, 0xAC, 0x28, 0x63, 0xA7];
-//! tracker.update(&ReceivedFrame::new(&odd, 0), 0).unwrap();
-//! tracker.update(&ReceivedFrame::new(&even, 2_000), 2_000).unwrap();
+//! tracker.update(&ReceivedFrame::new(&odd, 0)).unwrap();
+//! tracker.update(&ReceivedFrame::new(&even, 2_000)).unwrap();
 //! let ac = tracker.get(0x40621D).unwrap();
 //! let fix = ac.position().unwrap();
 //! assert_eq!((fix.position.lat, fix.position.lon), (52.2572021484375, 3.91937255859375));
@@ -257,7 +257,7 @@ impl<const N: usize> Tracker<N> {
     /// let mut t = Tracker::<8>::new(TrackerConfig::DEFAULT);
     /// let df11 = [0x5D, 0x48, 0x4F, 0xDE, 0xA2, 0x48, 0xE3]; // 484FDE, remainder 0
     /// assert!(!t.is_known(0x484FDE, 0));
-    /// t.update(&ReceivedFrame::new(&df11, 0), 0).unwrap();
+    /// t.update(&ReceivedFrame::new(&df11, 0)).unwrap();
     /// assert!(t.is_known(0x484FDE, 59_000));
     /// assert!(!t.is_known(0x484FDE, 61_000));
     /// ```
@@ -304,22 +304,18 @@ impl<const N: usize> Tracker<N> {
     }
 
     /// Feed one received frame; see the [module docs](self) for what is
-    /// accepted. `now_ms` is the current time, used to expire one other
-    /// entry per call (round robin); everything about the frame's aircraft
-    /// uses `frame.t_ms`.
+    /// accepted. Its time, `frame.t_ms`, is the tracker's clock: for the
+    /// frame's aircraft and to expire one other entry per call (round
+    /// robin).
     ///
     /// ```
     /// use airwaves_core::modes::tracker::{RejectReason, ReceivedFrame, Tracker, TrackerConfig};
     /// let mut t = Tracker::<8>::new(TrackerConfig::DEFAULT);
     /// let df5 = [0x2A, 0x00, 0x51, 0x6D, 0x49, 0x2B, 0x80]; // AP address 510AF9
-    /// assert_eq!(t.update(&ReceivedFrame::new(&df5, 0), 0), Err(RejectReason::UnknownAddress));
+    /// assert_eq!(t.update(&ReceivedFrame::new(&df5, 0)), Err(RejectReason::UnknownAddress));
     /// ```
-    pub fn update(
-        &mut self,
-        frame: &ReceivedFrame<'_>,
-        now_ms: u64,
-    ) -> Result<UpdateOutcome, RejectReason> {
-        let r = self.update_inner(frame, now_ms);
+    pub fn update(&mut self, frame: &ReceivedFrame<'_>) -> Result<UpdateOutcome, RejectReason> {
+        let r = self.update_inner(frame, frame.t_ms);
         match r {
             Ok(_) => self.stats.accepted += 1,
             Err(e) => self.stats.count_reject(e),

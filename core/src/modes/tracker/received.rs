@@ -8,7 +8,7 @@ pub struct ReceivedFrame<'a> {
     /// The frame: 7 bytes (DF 0–15) or 14 bytes (DF 16–31), already
     /// repaired if bits were corrected.
     pub bytes: &'a [u8],
-    /// Reception time, ms (the clock of [`Tracker::update`](super::Tracker::update)'s `now_ms`).
+    /// Reception time, ms: the tracker's clock ([`Tracker::update`](super::Tracker::update)).
     pub t_ms: u64,
     /// Signal level, dBFS (≤ 0); NaN if unknown (not averaged).
     pub signal_dbfs: f32,

@@ -133,16 +133,16 @@ fn test_repaired_bits() {
     let b = hex("8D406B902015A678D4D220AA4BDA");
     let f = ReceivedFrame::new(&b, 0).with_repaired_bits(1);
     let mut tr = tracker();
-    assert_eq!(tr.update(&f, 0), Err(RejectReason::UnknownAddress));
+    assert_eq!(tr.update(&f), Err(RejectReason::UnknownAddress));
     feed_bytes(&mut tr, &df11(0x406B90), 0).unwrap();
-    tr.update(&f, 0).unwrap(); // known: accepted
+    tr.update(&f).unwrap(); // known: accepted
     assert_eq!(tr.get(0x406B90).unwrap().callsign(), Some("EZY85MH"));
     assert_eq!(tr.get(0x406B90).unwrap().last_trusted_ms(), Some(0));
     let mut tr = T16::new(TrackerConfig {
         trusted_repaired_bits: 1,
         ..TrackerConfig::DEFAULT
     });
-    assert!(tr.update(&f, 0).unwrap().new_aircraft);
+    assert!(tr.update(&f).unwrap().new_aircraft);
     assert!(tr.is_known(0x406B90, 0));
 }
 

@@ -31,7 +31,7 @@ fn feed<const N: usize>(
     t_ms: u64,
 ) -> Result<UpdateOutcome, RejectReason> {
     let b = hex(h);
-    tr.update(&ReceivedFrame::new(&b, t_ms), t_ms)
+    tr.update(&ReceivedFrame::new(&b, t_ms))
 }
 
 fn feed_bytes<const N: usize>(
@@ -39,7 +39,7 @@ fn feed_bytes<const N: usize>(
     b: &[u8],
     t_ms: u64,
 ) -> Result<UpdateOutcome, RejectReason> {
-    tr.update(&ReceivedFrame::new(b, t_ms), t_ms)
+    tr.update(&ReceivedFrame::new(b, t_ms))
 }
 
 fn addr_of(h: &str) -> u32 {

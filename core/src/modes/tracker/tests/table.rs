@@ -32,7 +32,7 @@ fn test_expiry_and_eviction() {
     let mut tr = Tracker::<4>::new(TrackerConfig::DEFAULT);
     feed_bytes(&mut tr, &df11(0x300), 0).unwrap();
     let r = tr
-        .update(&ReceivedFrame::new(&df11(0x300), 100_000), 0)
+        .update(&ReceivedFrame::new(&df11(0x300), 100_000))
         .unwrap();
     assert!(r.new_aircraft);
     assert_eq!(tr.get(0x300).unwrap().first_seen_ms(), 100_000);
@@ -41,7 +41,7 @@ fn test_expiry_and_eviction() {
     let mut tr = Tracker::<2>::new(TrackerConfig::DEFAULT);
     feed_bytes(&mut tr, &df11(1), 0).unwrap();
     feed_bytes(&mut tr, &df11(2), 0).unwrap();
-    let r = tr.update(&ReceivedFrame::new(&df11(3), 70_000), 0).unwrap();
+    let r = tr.update(&ReceivedFrame::new(&df11(3), 70_000)).unwrap();
     assert_eq!(r.evicted, None);
     assert_eq!(
         (tr.stats().aircraft_evicted, tr.stats().aircraft_expired),
@@ -97,14 +97,14 @@ fn test_signal_average() {
     let b = df11(0x123456);
     assert_eq!(
         {
-            tr.update(&ReceivedFrame::new(&b, 0), 0).unwrap();
+            tr.update(&ReceivedFrame::new(&b, 0)).unwrap();
             tr.get(0x123456).unwrap().signal_dbfs()
         },
         None
     );
     let levels: Vec<f32> = (0..10).map(|i| -10.0 - i as f32).collect();
     for &l in &levels {
-        tr.update(&ReceivedFrame::new(&b, 0).with_signal(l), 0)
+        tr.update(&ReceivedFrame::new(&b, 0).with_signal(l))
             .unwrap();
     }
     let mean: f64 = levels[2..]
