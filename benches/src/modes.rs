@@ -48,7 +48,7 @@ fn demod(rate: u32, src: &[u8], n: usize) -> u64 {
     while left > 0 {
         let k = left.min(BLOCK).min(src.len() - pos);
         d.process(&mut st, &mut filter, &src[pos..pos + k], |f| {
-            sum = sum.wrapping_add(f.timestamp ^ u64::from(f.bytes()[0]));
+            sum = sum.wrapping_add(f.timestamp.get() ^ u64::from(f.bytes()[0]));
         });
         left -= k;
         pos = (pos + k) % src.len();

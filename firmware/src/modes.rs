@@ -77,7 +77,7 @@ pub fn run(
         let n = encode_avr(
             &mut avr,
             f.bytes(),
-            Some(Timestamp::from_ticks(f.timestamp)),
+            Some(Timestamp::from_ticks(f.timestamp.get())),
         )
         .map_err(|_| "AVR encoding failed")?;
         // encode_avr writes ASCII ending in ";\n".
@@ -86,7 +86,7 @@ pub fn run(
             "modes {} frame {} sample {} df {} icao {:06X} dbfs {:.1} repaired {}",
             rate_hz,
             line.trim_end(),
-            f.timestamp / tps,
+            f.timestamp.get() / tps,
             f.df(),
             f.address,
             f.signal_dbfs,

@@ -39,7 +39,7 @@ const FILTER: usize = 16;
 fn key(f: &DemodFrame) -> (Vec<u8>, u64, u8, u32, u8, u32) {
     (
         f.bytes().to_vec(),
-        f.timestamp,
+        f.timestamp.get(),
         f.phase,
         f.signal_dbfs.to_bits(),
         f.repaired_bits,
@@ -83,13 +83,13 @@ fn check(frames: &[DemodFrame], demod: &Demodulator, seed: Option<u32>, max_rep:
         let df = f.df();
         let want_len = if df < 16 { 7 } else { 14 };
         assert_eq!(b.len(), want_len, "DF{df} length: {f:?}");
-        assert!(f.timestamp >= last, "timestamps go back: {frames:?}");
-        last = f.timestamp;
+        assert!(f.timestamp.get() >= last, "timestamps go back: {frames:?}");
+        last = f.timestamp.get();
         assert!(
-            f.timestamp < end,
+            f.timestamp.get() < end,
             "frame after the end of the stream: {f:?}"
         );
-        assert_eq!(u64::from(f.phase), f.timestamp % tps, "{f:?}");
+        assert_eq!(u64::from(f.phase), f.timestamp.get() % tps, "{f:?}");
         assert!(f.repaired_bits <= max_rep, "{f:?} (max {max_rep})");
         assert!(f.signal_dbfs.is_finite(), "{f:?}");
         let rem = crc::remainder(b);

@@ -19,7 +19,7 @@ fn key(r: &ModeAcReply) -> (u16, bool, u64, u32, bool) {
     (
         r.code,
         r.spi,
-        r.timestamp,
+        r.timestamp.get(),
         r.signal_dbfs.to_bits(),
         r.garbled,
     )
@@ -60,8 +60,11 @@ fuzz_target!(|data: &[u8]| {
         if let Some(alt) = r.altitude_ft() {
             assert!((-1200..=127_000).contains(&alt), "{r:?}");
         }
-        assert!(r.timestamp >= last && r.timestamp <= ticks, "{r:?}");
-        last = r.timestamp;
+        assert!(
+            r.timestamp.get() >= last && r.timestamp.get() <= ticks,
+            "{r:?}"
+        );
+        last = r.timestamp.get();
         let _ = r.to_bytes();
     }
 });

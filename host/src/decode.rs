@@ -202,7 +202,12 @@ impl<W: Write> Sink<AIRCRAFT> for LineSink<'_, W> {
         self.line.clear();
         match self.format {
             Format::Json => json_frame(d, &mut self.line),
-            format => avr_line(format, d.frame.bytes(), d.frame.timestamp, &mut self.line),
+            format => avr_line(
+                format,
+                d.frame.bytes(),
+                d.frame.timestamp.get(),
+                &mut self.line,
+            ),
         }
         match self.out.write_all(self.line.as_bytes()) {
             Ok(()) => self.stats.frames += 1,
@@ -217,7 +222,7 @@ impl<W: Write> Sink<AIRCRAFT> for LineSink<'_, W> {
         self.line.clear();
         match self.format {
             Format::Json => json_mode_ac(r, &mut self.line),
-            format => avr_line(format, &r.to_bytes(), r.timestamp, &mut self.line),
+            format => avr_line(format, &r.to_bytes(), r.timestamp.get(), &mut self.line),
         }
         match self.out.write_all(self.line.as_bytes()) {
             Ok(()) => self.stats.mode_ac += 1,
@@ -239,7 +244,7 @@ fn avr_line(format: Format, bytes: &[u8], timestamp: u64, line: &mut String) {
 fn json_mode_ac(r: &ModeAcReply, s: &mut String) {
     let mut o = JsonWriter::object(s);
     o.string("type", "mode_ac");
-    o.uint("timestamp_12mhz", r.timestamp);
+    o.uint("timestamp_12mhz", r.timestamp.get());
     o.num("signal_dbfs", f64::from(r.signal_dbfs), 1);
     o.uint("code", u64::from(r.code));
     o.hex_digits("squawk", u32::from(r.squawk()), 4);
@@ -259,7 +264,7 @@ fn json_frame(d: &Decoded<'_, AIRCRAFT>, s: &mut String) {
     let frame = Frame::new_unchecked(bytes);
     let mut o = JsonWriter::object(s);
     o.string("type", "mode_s");
-    o.uint("timestamp_12mhz", f.timestamp);
+    o.uint("timestamp_12mhz", f.timestamp.get());
     o.num("signal_dbfs", f64::from(f.signal_dbfs), 1);
     o.hex("hex", bytes);
     o.uint("df", u64::from(f.df()));

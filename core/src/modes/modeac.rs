@@ -127,6 +127,7 @@ extern crate std;
 use super::altitude::{decode_ac13, decode_id13};
 #[cfg(doc)]
 use super::frame::IdentityCode;
+use super::time::Ticks;
 
 /// Samples kept: a power of two above the longest window (the 120 µs
 /// Mode S look-back, 28 µs of reply and margins: 380 samples at 2.4 MS/s).
@@ -208,7 +209,7 @@ pub struct ModeAcReply {
     pub spi: bool,
     /// 12 MHz ticks from the first sample of the stream to the leading
     /// edge of F1 (the [`demod`](super::demod) convention).
-    pub timestamp: u64,
+    pub timestamp: Ticks,
     /// Pulse amplitude (mean of F1 and F2) in dB relative to a full-scale
     /// complex sine (magnitude 127.4 LSB).
     pub signal_dbfs: f32,
@@ -222,8 +223,8 @@ impl ModeAcReply {
     /// (`0x7500` for 7500).
     ///
     /// ```
-    /// use airwaves_core::modes::modeac::ModeAcReply;
-    /// let r = ModeAcReply { code: 0x0AA2, spi: false, timestamp: 0, signal_dbfs: -10.0, garbled: false };
+    /// use airwaves_core::modes::{modeac::ModeAcReply, time::Ticks};
+    /// let r = ModeAcReply { code: 0x0AA2, spi: false, timestamp: Ticks(0), signal_dbfs: -10.0, garbled: false };
     /// assert_eq!(r.squawk(), 0x7500);
     /// ```
     pub fn squawk(&self) -> u16 {
@@ -234,10 +235,10 @@ impl ModeAcReply {
     /// code (D1 and X empty, a valid 100 ft step); `None` otherwise.
     ///
     /// ```
-    /// use airwaves_core::modes::modeac::ModeAcReply;
+    /// use airwaves_core::modes::{modeac::ModeAcReply, time::Ticks};
     /// // A Gillham code of 50,000 ft; the code of squawk 1200 is no
     /// // altitude (its 100 ft pattern C1 C2 C4 is 000).
-    /// let r = |code| ModeAcReply { code, spi: false, timestamp: 0, signal_dbfs: 0.0, garbled: false };
+    /// let r = |code| ModeAcReply { code, spi: false, timestamp: Ticks(0), signal_dbfs: 0.0, garbled: false };
     /// assert_eq!(r(0b0_0110_0010_0011).altitude_ft(), Some(50_000));
     /// assert_eq!(r(0x0808).altitude_ft(), None);
     /// ```
@@ -253,8 +254,8 @@ impl ModeAcReply {
     /// squawk nibbles `0xABCD` big-endian, with `0x0080` set for SPI.
     ///
     /// ```
-    /// use airwaves_core::modes::modeac::ModeAcReply;
-    /// let r = ModeAcReply { code: 0x0AA2, spi: true, timestamp: 0, signal_dbfs: 0.0, garbled: false };
+    /// use airwaves_core::modes::{modeac::ModeAcReply, time::Ticks};
+    /// let r = ModeAcReply { code: 0x0AA2, spi: true, timestamp: Ticks(0), signal_dbfs: 0.0, garbled: false };
     /// assert_eq!(r.to_bytes(), [0x75, 0x80]);
     /// ```
     pub fn to_bytes(&self) -> [u8; 2] {
@@ -650,7 +651,7 @@ impl ModeAcDetector {
         Some(ModeAcReply {
             code,
             spi,
-            timestamp,
+            timestamp: Ticks(timestamp),
             signal_dbfs,
             garbled,
         })
@@ -841,7 +842,7 @@ mod test {
         for r in got {
             let hit = acs
                 .iter()
-                .find(|a| (r.timestamp as f64 - (a.start + 0.5) * tps).abs() <= 3.0);
+                .find(|a| (r.timestamp.get() as f64 - (a.start + 0.5) * tps).abs() <= 3.0);
             match hit {
                 Some(a) if a.code == r.code && a.spi == r.spi => ok += 1,
                 _ => wrong += 1,
@@ -897,7 +898,7 @@ mod test {
             for r in &got {
                 let a = acs
                     .iter()
-                    .find(|a| (r.timestamp as f64 - (a.start + 0.5) * tps).abs() <= 2.0)
+                    .find(|a| (r.timestamp.get() as f64 - (a.start + 0.5) * tps).abs() <= 2.0)
                     .expect("timestamp of a rendered reply");
                 let err = f64::from(r.signal_dbfs) - want_db;
                 // The box pulse fit is exact without carrier; a 150 kHz
@@ -905,9 +906,9 @@ mod test {
                 assert!(err.abs() < 1.5, "{} vs {want_db}", r.signal_dbfs);
                 let t = (a.start + 0.5) * f64::from(d.ticks_per_sample());
                 assert!(
-                    (r.timestamp as f64 - t).abs() <= 2.0,
+                    (r.timestamp.get() as f64 - t).abs() <= 2.0,
                     "{} vs {t}",
-                    r.timestamp
+                    r.timestamp.get()
                 );
             }
         }
@@ -936,13 +937,15 @@ mod test {
             let mut st = DemodState::new();
             let mut filter = AddressFilter::<16>::new(AddressFilter::<16>::DEFAULT_TTL);
             let mut ts = Vec::new();
-            demod.process(&mut st, &mut filter, &s_bytes, |f| ts.push(f.timestamp));
-            demod.finish(&mut st, &mut filter, |f| ts.push(f.timestamp));
+            demod.process(&mut st, &mut filter, &s_bytes, |f| {
+                ts.push(f.timestamp.get())
+            });
+            demod.finish(&mut st, &mut filter, |f| ts.push(f.timestamp.get()));
             assert_eq!((ac.len(), ts.len()), (1, 1));
             assert!(
-                ac[0].timestamp.abs_diff(ts[0]) <= 2,
+                ac[0].timestamp.get().abs_diff(ts[0]) <= 2,
                 "{rate}: {} vs {}",
-                ac[0].timestamp,
+                ac[0].timestamp.get(),
                 ts[0]
             );
         }
@@ -1037,7 +1040,7 @@ mod test {
             let (mut good, mut flagged, mut silent) = (0, 0, 0);
             for r in &got {
                 let ok = acs.iter().any(|a| {
-                    (r.timestamp as f64 - (a.start + 0.5) * tps).abs() <= 3.0
+                    (r.timestamp.get() as f64 - (a.start + 0.5) * tps).abs() <= 3.0
                         && a.code == r.code
                         && a.spi == r.spi
                 });
@@ -1063,7 +1066,7 @@ mod test {
         let r = |code, spi| ModeAcReply {
             code,
             spi,
-            timestamp: 0,
+            timestamp: Ticks(0),
             signal_dbfs: 0.0,
             garbled: false,
         };

@@ -94,7 +94,7 @@ pub struct Decoded<'a, const N: usize> {
 impl<const N: usize> Decoded<'_, N> {
     /// The 12 MHz reception time.
     pub fn ticks(&self) -> Ticks {
-        Ticks(self.frame.timestamp)
+        self.frame.timestamp
     }
 
     /// The aircraft the frame updated, if the tracker accepted it.
@@ -407,7 +407,7 @@ struct Track<'a, const N: usize, S: Sink<N>> {
 impl<const N: usize, S: Sink<N>> Track<'_, N, S> {
     fn frame(&mut self, f: &DemodFrame) {
         let t_ms = match self.clock {
-            Clock::Samples { epoch_ms } => Ticks(f.timestamp).after_ms(epoch_ms),
+            Clock::Samples { epoch_ms } => f.timestamp.after_ms(epoch_ms),
             Clock::Arrival => self.arrival_ms,
         };
         let rx = ReceivedFrame::new(f.bytes(), t_ms)
@@ -445,7 +445,7 @@ mod test {
             self.frames
                 .push((d.frame.bytes().to_vec(), d.t_ms, d.outcome.is_ok()));
             assert_eq!(d.aircraft().is_some(), d.outcome.is_ok());
-            assert_eq!(d.ticks().get(), d.frame.timestamp);
+            assert_eq!(d.ticks().get(), d.frame.timestamp.get());
         }
         fn mode_ac(&mut self, r: &ModeAcReply) {
             self.modeac.push(r.code);

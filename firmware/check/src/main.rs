@@ -307,7 +307,7 @@ fn decode_host(rate: u32, iq: &[u8]) -> Result<(Vec<Frame>, Vec<String>), String
     let mut tracker = Tracker::<AIRCRAFT>::new(TrackerConfig::DEFAULT);
     let mut frames = Vec::new();
     let mut sink = |f: &airwaves_core::modes::demod::DemodFrame| {
-        let t_ms = f.timestamp / 12_000;
+        let t_ms = f.timestamp.get() / 12_000;
         let rx = ReceivedFrame::new(f.bytes(), t_ms)
             .with_signal(f.signal_dbfs)
             .with_repaired_bits(f.repaired_bits);
@@ -316,7 +316,7 @@ fn decode_host(rate: u32, iq: &[u8]) -> Result<(Vec<Frame>, Vec<String>), String
         let n = encode_avr(
             &mut avr,
             f.bytes(),
-            Some(Timestamp::from_ticks(f.timestamp)),
+            Some(Timestamp::from_ticks(f.timestamp.get())),
         )
         .unwrap_or(0);
         frames.push(Frame {

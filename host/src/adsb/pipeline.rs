@@ -305,7 +305,7 @@ impl Sink<TRACKER_CAPACITY> for Outputs {
         let power = 10f32.powf(f.signal_dbfs / 10.0);
         let tracked = Tracked {
             bytes: f.bytes(),
-            ticks: f.timestamp,
+            ticks: f.timestamp.get(),
             signal: signal_byte(power),
             dbfs: f.signal_dbfs,
             repaired: f.repaired_bits,
@@ -320,7 +320,7 @@ impl Sink<TRACKER_CAPACITY> for Outputs {
     fn mode_ac(&mut self, r: &ModeAcReply) {
         self.counters.local.modeac += 1;
         let bytes = r.to_bytes();
-        self.emit(&bytes, r.timestamp, 0, None);
+        self.emit(&bytes, r.timestamp.get(), 0, None);
     }
 }
 

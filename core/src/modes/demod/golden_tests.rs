@@ -44,7 +44,8 @@ fn check_capture(stem: &str, rate: u32) -> (usize, usize) {
     let tps = u64::from(d.ticks_per_sample());
     let mut missing = 0;
     let mut used = std::vec![false; got.len()];
-    let near = |f: &DemodFrame, off: u64| (f.timestamp as f64 / tps as f64 - off as f64).abs();
+    let near =
+        |f: &DemodFrame, off: u64| (f.timestamp.get() as f64 / tps as f64 - off as f64).abs();
     for (off, h) in &want {
         let hit = got
             .iter()
@@ -75,7 +76,7 @@ fn check_capture(stem: &str, rate: u32) -> (usize, usize) {
     for f in &extra {
         eprintln!(
             "  extra {:>8.1} DF{:<2} {:06x} rep {} {:.1} dBFS {}",
-            f.timestamp as f64 / tps as f64,
+            f.timestamp.get() as f64 / tps as f64,
             f.df(),
             f.address,
             f.repaired_bits,

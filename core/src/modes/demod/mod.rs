@@ -154,6 +154,7 @@ pub use history::{DemodState, DemodStats, HISTORY};
 
 use super::crc;
 use super::frame::DownlinkFormat;
+use super::time::Ticks;
 use history::power;
 use preamble::trigger_window;
 
@@ -177,8 +178,8 @@ const SPAN: usize = 2;
 /// ([`DownlinkFormat::has_address_parity`]): accepted only for a known
 /// address.
 #[inline]
-fn is_ap(df: u8) -> bool {
-    DownlinkFormat::from(df).has_address_parity()
+const fn is_ap(df: u8) -> bool {
+    DownlinkFormat::code_has_address_parity(df)
 }
 
 /// An invalid [`Demodulator`] configuration.
@@ -437,7 +438,7 @@ pub struct DemodFrame {
     /// 12 MHz ticks from the first sample of the stream to the leading edge
     /// of the first preamble pulse: `sample_index · tps + phase`, where
     /// sample `n` spans ticks `[n·tps, (n+1)·tps)`.
-    pub timestamp: u64,
+    pub timestamp: Ticks,
     /// Sub-sample phase of the preamble start, in 12 MHz ticks
     /// (`0 .. tps`); `timestamp mod tps`.
     pub phase: u8,

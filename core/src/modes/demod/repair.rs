@@ -3,6 +3,7 @@
 
 use super::slicer::Slice;
 use super::{AddressFilter, DemodFrame, Demodulator, crc, is_ap};
+use crate::modes::time::Ticks;
 
 /// DF11 remainders below this are interrogator codes (II 0–15 with
 /// CL = 0, SI 1–63 with CL = 1–4, as `CL·16 + code`).
@@ -45,7 +46,7 @@ impl Demodulator {
         Some(DemodFrame {
             data: bytes,
             len: len as u8,
-            timestamp: ts,
+            timestamp: Ticks(ts),
             phase: (p % tps) as u8,
             offset: p as u8,
             signal_dbfs: sl.level_dbfs(),

@@ -175,7 +175,7 @@ impl Demodulator {
             _ => false,
         };
         if clean_pi {
-            filter.insert(f.address, f.timestamp);
+            filter.insert(f.address, f.timestamp.get());
         }
         sink(&f);
         let tps = usize::from(self.tps);

@@ -228,14 +228,14 @@ fn test_formats_and_timestamps() {
         let tps = f64::from(d.ticks_per_sample());
         for (f, k) in got.iter().zip([1, 2, 3, 4]) {
             let want = frames[k].1 * tps;
-            let got_t = f.timestamp as f64;
+            let got_t = f.timestamp.get() as f64;
             assert!(
                 (got_t - want).abs() <= 2.0,
                 "{rate}: ts {got_t} want {want:.1}"
             );
             assert_eq!(
                 u64::from(f.phase),
-                f.timestamp % d.ticks_per_sample() as u64
+                f.timestamp.get() % d.ticks_per_sample() as u64
             );
             assert_eq!(f.repaired_bits, 0);
             // 25 dB over σ = 4 LSB: amplitude 101 LSB ≈ −2 dBFS; the box

@@ -54,16 +54,14 @@ impl DownlinkFormat {
     /// ```
     #[inline]
     pub fn has_address_parity(self) -> bool {
-        matches!(
-            self,
-            Self::ShortAcas
-                | Self::SurveillanceAltitude
-                | Self::SurveillanceIdentity
-                | Self::LongAcas
-                | Self::CommBAltitude
-                | Self::CommBIdentity
-                | Self::CommD
-        )
+        Self::code_has_address_parity(u8::from(self))
+    }
+
+    /// [`has_address_parity`](Self::has_address_parity) of a 5-bit DF
+    /// code, as a bit test (the demodulator's form, per candidate frame).
+    #[inline]
+    pub const fn code_has_address_parity(df: u8) -> bool {
+        matches!(df, 0 | 4 | 5 | 16 | 20 | 21 | 24..=31)
     }
 
     /// Frame length in bytes for this DF: 7 for codes 0–15, 14 otherwise.
