@@ -114,7 +114,7 @@ fn connect(port: u16, timeout: Duration) -> TcpStream {
 fn http_get(port: u16, path: &str) -> (u16, Vec<u8>) {
     http_raw(
         port,
-        format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes(),
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").as_bytes(),
     )
 }
 

@@ -599,7 +599,7 @@
     const dist = distOf(d);
     ui.details.hidden = false;
     ui.details.innerHTML =
-      `<div class="details-head"><span class="swatch" style="background:${altColour(alt)}"></span>` +
+      `<div class="details-head"><span class="swatch"></span>` +
       `<b>${escapeHtml(callsign(d) || '—')}</b><span class="dim">${escapeHtml(p.hex.toUpperCase())}</span>` +
       `<button type="button" class="close" title="clear the selection (Esc)">×</button></div>` +
       (EMERGENCY_SQUAWKS[sq] ? `<div class="details-alert">squawk ${sq}: ${EMERGENCY_SQUAWKS[sq]}</div>` : '') +
@@ -617,6 +617,8 @@
       detailRow('messages', fmtInt(d.messages)) +
       detailRow('last seen', isNum(d.seen) ? `${d.seen.toFixed(1)} s ago` : '') +
       '</dl>';
+    // Through the CSSOM: the Content-Security-Policy refuses style attributes.
+    ui.details.querySelector('.swatch').style.background = altColour(alt);
     ui.details.querySelector('.close').addEventListener('click', () => select(null, false));
   }
 

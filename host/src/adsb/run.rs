@@ -17,7 +17,8 @@ use crate::net::connector::{
     ConnectorHandle, ConnectorProtocol, ConnectorSpec, OutputHubs, spawn_connector,
 };
 use crate::net::fanout::Hub;
-use crate::net::http::serve_http;
+use crate::net::http::serve_http_with;
+use crate::net::http_policy::HttpPolicy;
 use crate::net::listener::{ListenerHandle, listen};
 use crate::ring::{self, Consumer};
 use crate::source::{CHUNK, Source, SourceArgs, SourceError, Tuning};
@@ -109,6 +110,15 @@ pub struct AdsbArgs {
     /// --demo, else off; 0 turns it off).
     #[arg(long)]
     pub http_port: Option<u16>,
+    /// A name the web map is reached by, besides loopback names (bound to
+    /// 127.0.0.1 only those are answered: a DNS-rebinding guard; on other
+    /// addresses, naming any limits the map to them); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub http_host: Vec<String>,
+    /// The one other origin (or *) whose pages may read the JSON
+    /// (Access-Control-Allow-Origin); same origin only by default.
+    #[arg(long, value_name = "ORIGIN")]
+    pub cors_origin: Option<String>,
     /// Write aircraft.json, receiver.json and stats.json into DIR.
     #[arg(long, value_name = "DIR")]
     pub write_json: Option<PathBuf>,
@@ -287,15 +297,22 @@ fn open_http(
         return Ok(None);
     };
     let addr = SocketAddr::new(args.net_bind_address, port);
-    let h = match serve_http(addr, Arc::new(site.clone())) {
+    let policy = HttpPolicy::for_bind(
+        args.net_bind_address,
+        &args.http_host,
+        args.cors_origin.clone(),
+        args.tiles.as_deref(),
+    );
+    let h = match serve_http_with(addr, Arc::new(site.clone()), policy.clone()) {
         Ok(h) => h,
         // The demo's default port taken (another feeder's map?): any free
         // port will do.
         Err(e) if args.demo && args.http_port.is_none() => {
             eprintln!("airwaves adsb: HTTP port {addr}: {e}; using a free port");
-            serve_http(
+            serve_http_with(
                 SocketAddr::new(args.net_bind_address, 0),
                 Arc::new(site.clone()),
+                policy,
             )
             .map_err(AdsbError::Http)?
         }

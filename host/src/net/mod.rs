@@ -27,6 +27,7 @@ pub mod beast_in;
 pub mod connector;
 pub mod fanout;
 pub mod http;
+pub mod http_policy;
 pub mod listener;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};

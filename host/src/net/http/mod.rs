@@ -15,8 +15,10 @@
 //!   NUL, backslash, other control characters, invalid percent-encoding
 //!   and invalid UTF-8 give 400. So the site only ever sees paths that
 //!   start with `/`, contain none of those, and no `//`, `/./` or `/../`;
-//! - every response has `Content-Length`; JSON responses have
-//!   `Access-Control-Allow-Origin: *` (as tar1090 expects);
+//! - every response has `Content-Length` and the [`HttpPolicy`]'s
+//!   headers (no sniffing, no referrer, a Content-Security-Policy; CORS
+//!   for JSON only when an origin is allowed); a `Host` the policy does not
+//!   answer gets 403 (the DNS-rebinding guard);
 //! - at most [`MAX_CONNECTIONS`] connections, each on its own thread; the
 //!   excess gets 503 and is closed;
 //! - a [`Site`] that panics gives 500.
@@ -32,6 +34,7 @@
 //! headers' meaning (Host, Connection, bodies) and the path's decoding and
 //! normalisation.
 
+use super::http_policy::HttpPolicy;
 use super::listener::{Acceptor, ConnectionSlot, ListenerHandle, spawn_acceptor};
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -62,8 +65,8 @@ const REFUSED_LINGER: Duration = Duration::from_secs(1);
 pub struct Response {
     /// Status code, 200–599 (anything else is sent as 500).
     pub status: u16,
-    /// `Content-Type`, e.g. `application/json`. JSON types get
-    /// `Access-Control-Allow-Origin: *`.
+    /// `Content-Type`, e.g. `application/json` (the type the policy's
+    /// CORS header applies to).
     pub content_type: &'static str,
     /// The body (sent for `GET`, its length only for `HEAD`).
     pub body: Cow<'static, [u8]>,
@@ -149,6 +152,8 @@ pub struct Request {
     pub query: String,
     /// Whether the connection stays open after the response.
     pub keep_alive: bool,
+    /// The `Host` header's value, if any.
+    pub host: Option<String>,
     /// Bytes of the input the head took (including leading blank lines
     /// and the blank line that ends it).
     pub head_len: usize,
@@ -316,6 +321,7 @@ pub fn parse_request(buf: &[u8]) -> Result<Request, HttpError> {
         path,
         query,
         keep_alive,
+        host: headers.host,
         head_len,
     })
 }
@@ -421,6 +427,7 @@ fn percent_decode(s: &[u8]) -> Result<Vec<u8>, HttpError> {
 #[derive(Debug, Default)]
 struct Headers {
     hosts: usize,
+    host: Option<String>,
     close: bool,
     keep_alive: bool,
 }
@@ -436,6 +443,7 @@ fn parse_headers(fields: &[httparse::Header<'_>]) -> Result<Headers, HttpError> 
             if h.hosts > 1 {
                 return Err(HttpError::BadRequest("more than one Host"));
             }
+            h.host = Some(String::from_utf8_lossy(value).into_owned());
         } else if name.eq_ignore_ascii_case("connection") {
             for option in value.split(|&b| b == b',').map(<[u8]>::trim_ascii) {
                 h.close |= option.eq_ignore_ascii_case(b"close");
@@ -511,6 +519,7 @@ pub fn http_date(time: SystemTime) -> String {
 fn write_response(
     out: &mut impl Write,
     response: &Response,
+    policy: &HttpPolicy,
     body: bool,
     keep_alive: bool,
 ) -> io::Result<()> {
@@ -531,9 +540,10 @@ fn write_response(
             "no-cache"
         },
     );
-    if response.content_type.starts_with("application/json") {
-        head.push_str("Access-Control-Allow-Origin: *\r\n");
-    }
+    policy.write_headers(
+        response.content_type.starts_with("application/json"),
+        &mut head,
+    );
     if status == 405 {
         head.push_str("Allow: GET, HEAD\r\n");
     }
@@ -564,14 +574,33 @@ enum Next {
 }
 
 /// Answer one parsed request from the site.
-fn respond(stream: &mut TcpStream, site: &dyn Site, request: &Request) -> io::Result<Next> {
+fn respond(
+    stream: &mut TcpStream,
+    site: &dyn Site,
+    policy: &HttpPolicy,
+    request: &Request,
+) -> io::Result<Next> {
+    if !policy.host_allowed(request.host.as_deref()) {
+        let r = error_response(
+            403,
+            "this Host is not served (a guard against DNS rebinding); --http-host NAME allows it",
+        );
+        write_response(stream, &r, policy, request.method == Method::Get, false)?;
+        return Ok(Next::Close);
+    }
     let answer = catch_unwind(AssertUnwindSafe(|| site.get(&request.path, &request.query)));
     let (response, keep_alive) = match answer {
         Ok(Some(r)) => (r, request.keep_alive),
         Ok(None) => (error_response(404, "no such resource"), request.keep_alive),
         Err(_) => (error_response(500, "the site failed"), false),
     };
-    write_response(stream, &response, request.method == Method::Get, keep_alive)?;
+    write_response(
+        stream,
+        &response,
+        policy,
+        request.method == Method::Get,
+        keep_alive,
+    )?;
     Ok(if keep_alive {
         Next::KeepAlive
     } else {
@@ -583,6 +612,7 @@ fn respond(stream: &mut TcpStream, site: &dyn Site, request: &Request) -> io::Re
 fn serve_connection(
     mut stream: TcpStream,
     site: &dyn Site,
+    policy: &HttpPolicy,
     slot: &ConnectionSlot,
 ) -> io::Result<()> {
     stream.set_nodelay(true)?;
@@ -597,14 +627,13 @@ fn serve_connection(
             parse_request(buf.get(..filled).unwrap_or_default()),
             Err(HttpError::Incomplete)
         ) {
+            let too_slow = |stream: &mut TcpStream| {
+                let r = error_response(408, "request head too slow");
+                write_response(stream, &r, policy, true, false)
+            };
             let left = REQUEST_TIMEOUT.saturating_sub(begun.elapsed());
             if left.is_zero() {
-                return write_response(
-                    &mut stream,
-                    &error_response(408, "request head too slow"),
-                    true,
-                    false,
-                );
+                return too_slow(&mut stream);
             }
             stream.set_read_timeout(Some(left))?;
             match stream.read(buf.get_mut(filled..).unwrap_or_default()) {
@@ -621,12 +650,7 @@ fn serve_connection(
                     if filled == 0 {
                         return Ok(());
                     }
-                    return write_response(
-                        &mut stream,
-                        &error_response(408, "request head too slow"),
-                        true,
-                        false,
-                    );
+                    return too_slow(&mut stream);
                 }
                 Err(e) => return Err(e),
             }
@@ -637,12 +661,13 @@ fn serve_connection(
                 return write_response(
                     &mut stream,
                     &error_response(e.status(), &e.to_string()),
+                    policy,
                     true,
                     false,
                 );
             }
         };
-        let next = respond(&mut stream, site, &request)?;
+        let next = respond(&mut stream, site, policy, &request)?;
         buf.copy_within(request.head_len..filled, 0);
         filled -= request.head_len;
         if let Next::Close = next {
@@ -655,6 +680,7 @@ fn serve_connection(
 
 struct HttpAcceptor {
     site: Arc<dyn Site>,
+    policy: Arc<HttpPolicy>,
     /// Refused connections kept open a moment so the 503 is read.
     lingering: VecDeque<(Instant, TcpStream)>,
 }
@@ -662,8 +688,9 @@ struct HttpAcceptor {
 impl Acceptor for HttpAcceptor {
     fn accept(&mut self, stream: TcpStream, peer: SocketAddr, slot: ConnectionSlot) {
         let site = Arc::clone(&self.site);
+        let policy = Arc::clone(&self.policy);
         let spawned = thread::Builder::new().name("http".into()).spawn(move || {
-            if let Err(e) = serve_connection(stream, &*site, &slot) {
+            if let Err(e) = serve_connection(stream, &*site, &policy, &slot) {
                 // Resets and broken pipes are the client's business.
                 if !matches!(
                     e.kind(),
@@ -698,6 +725,7 @@ impl Acceptor for HttpAcceptor {
         let _ = write_response(
             &mut &stream,
             &error_response(503, "too many connections"),
+            &self.policy,
             true,
             false,
         );
@@ -725,441 +753,29 @@ impl Acceptor for HttpAcceptor {
 ///
 /// Binding `addr` or starting the accept thread failed.
 pub fn serve_http(addr: SocketAddr, site: Arc<dyn Site>) -> io::Result<ListenerHandle> {
+    serve_http_with(addr, site, HttpPolicy::default())
+}
+
+/// [`serve_http`] under `policy` (hosts answered, CORS, security headers).
+///
+/// # Errors
+/// The address cannot be bound.
+pub fn serve_http_with(
+    addr: SocketAddr,
+    site: Arc<dyn Site>,
+    policy: HttpPolicy,
+) -> io::Result<ListenerHandle> {
     spawn_acceptor(
         addr,
         "http",
         MAX_CONNECTIONS,
         HttpAcceptor {
             site,
+            policy: Arc::new(policy),
             lingering: VecDeque::new(),
         },
     )
 }
 
 #[cfg(test)]
-mod test {
-    use super::*;
-    use std::sync::Mutex;
-
-    fn get(target: &str) -> Vec<u8> {
-        format!("GET {target} HTTP/1.1\r\nHost: test\r\n\r\n").into_bytes()
-    }
-
-    fn path_of(target: &str) -> Result<String, HttpError> {
-        parse_request(&get(target)).map(|r| r.path)
-    }
-
-    #[test]
-    fn test_parse_ok() {
-        let r = parse_request(b"GET /data/aircraft.json?a=1&b=%zz HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\nGET /next").unwrap();
-        assert_eq!(r.method, Method::Get);
-        assert_eq!(r.version, Version::Http11);
-        assert_eq!(r.path, "/data/aircraft.json");
-        assert_eq!(r.query, "a=1&b=%zz");
-        assert!(r.keep_alive);
-        assert_eq!(r.head_len, 68);
-        let r = parse_request(b"\r\nHEAD / HTTP/1.0\nConnection: Keep-Alive\n\n").unwrap();
-        assert_eq!(
-            (r.method, r.version, r.path.as_str(), r.keep_alive),
-            (Method::Head, Version::Http10, "/", true)
-        );
-        assert_eq!(r.head_len, 42);
-        let r = parse_request(b"GET / HTTP/1.0\r\n\r\n").unwrap();
-        assert!(!r.keep_alive);
-        let r = parse_request(
-            b"GET / HTTP/1.1\r\nHost: x\r\nConnection: foo, close\r\nContent-Length: 0\r\n\r\n",
-        )
-        .unwrap();
-        assert!(!r.keep_alive);
-        let r = parse_request(b"GET http://example.com:8080/a/b?q HTTP/1.1\r\nHost: x\r\n\r\n")
-            .unwrap();
-        assert_eq!((r.path.as_str(), r.query.as_str()), ("/a/b", "q"));
-        let r = parse_request(b"GET http://example.com HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        assert_eq!(r.path, "/");
-    }
-
-    #[test]
-    fn test_parse_paths() {
-        for (target, want) in [
-            ("/", "/"),
-            ("//etc/passwd", "/etc/passwd"),
-            ("/a/./b/", "/a/b/"),
-            ("/a/.", "/a/"),
-            ("/./", "/"),
-            ("/web//index.html", "/web/index.html"),
-            ("/%7Euser/%41", "/~user/A"),
-            ("/caf%C3%A9", "/café"),
-            ("/a%2Fb", "/a/b"),
-            ("/...", "/..."),
-            ("/a..b", "/a..b"),
-        ] {
-            assert_eq!(path_of(target).as_deref(), Ok(want), "{target}");
-        }
-        for target in [
-            "/../../etc/passwd",
-            "/%2e%2e/",
-            "/web/..%2f..",
-            "/a/..",
-            "/%2E%2E",
-            "/a/%2e./b",
-        ] {
-            assert_eq!(path_of(target), Err(HttpError::Traversal), "{target}");
-        }
-        for target in [
-            "/%zz", "/%4", "/%", "/a%00b", "/a%5cb", "/a\\b", "/%ff", "/a%0a", "*", "a/b",
-            "/x#frag",
-        ] {
-            assert_eq!(
-                path_of(target).map_err(HttpError::status),
-                Err(400),
-                "{target}"
-            );
-        }
-    }
-
-    #[test]
-    fn test_parse_errors() {
-        let status = |raw: &[u8]| parse_request(raw).map(|_| ()).map_err(HttpError::status);
-        assert_eq!(
-            parse_request(b"GET / HTTP/1.1\r\nHost: x\r\n"),
-            Err(HttpError::Incomplete)
-        );
-        assert_eq!(parse_request(b""), Err(HttpError::Incomplete));
-        assert_eq!(parse_request(b"\r\n\r\n"), Err(HttpError::Incomplete));
-        assert_eq!(status(b"\x00\x01 junk"), Err(400));
-        assert_eq!(status(b"GET /\r\n\r\n"), Err(400));
-        assert_eq!(status(b"GET  / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(400));
-        assert_eq!(status(b"GET / HTTP/1.1 \r\nHost: x\r\n\r\n"), Err(400));
-        assert_eq!(status(b"GET / HTTP/1\r\nHost: x\r\n\r\n"), Err(400));
-        assert_eq!(status(b"GET / http/1.1\r\nHost: x\r\n\r\n"), Err(400));
-        assert_eq!(status(b"GET / HTTP/2.0\r\nHost: x\r\n\r\n"), Err(505));
-        assert_eq!(status(b"POST / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(405));
-        assert_eq!(status(b"get / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(405));
-        assert_eq!(status(b"G(T / HTTP/1.1\r\nHost: x\r\n\r\n"), Err(400));
-        assert_eq!(status(b"GET / HTTP/1.1\r\n\r\n"), Err(400));
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: x\r\nBad Name: v\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: x\r\nNoColon\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(
-            status(b"GET / HTTP/1.1\r\nHost: x\r\nA: b\x01c\r\n\r\n"),
-            Err(400)
-        );
-        assert_eq!(status(b"GET /\r HTTP/1.1\r\nHost: x\r\n\r\n"), Err(400));
-        let mut big = b"GET / HTTP/1.1\r\nHost: x\r\nX: ".to_vec();
-        big.resize(MAX_HEAD, b'a');
-        assert_eq!(parse_request(&big), Err(HttpError::HeadTooLarge));
-        big.extend_from_slice(b"\r\n\r\n");
-        assert_eq!(parse_request(&big), Err(HttpError::HeadTooLarge));
-        assert_eq!(
-            HttpError::MethodNotAllowed.to_string(),
-            "method not allowed (GET and HEAD only)"
-        );
-    }
-
-    /// Random inputs near valid requests: no panic, and every accepted
-    /// path is clean.
-    #[test]
-    fn test_http_date() {
-        let at = |secs| http_date(UNIX_EPOCH + Duration::from_secs(secs));
-        assert_eq!(at(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
-        assert_eq!(at(0), "Thu, 01 Jan 1970 00:00:00 GMT");
-        assert_eq!(at(951_782_400), "Tue, 29 Feb 2000 00:00:00 GMT");
-        assert_eq!(at(4_133_980_799), "Fri, 31 Dec 2100 23:59:59 GMT");
-        assert_eq!(at(1_798_761_600), "Fri, 01 Jan 2027 00:00:00 GMT");
-    }
-
-    #[test]
-    fn test_parse_never_panics() {
-        let seeds: [&[u8]; 4] = [
-            b"GET /a/b/../c?x HTTP/1.1\r\nHost: x\r\n\r\n",
-            b"HEAD //%2e%2e/%zz/%C3%A9 HTTP/1.0\r\nConnection: close\r\n\r\n",
-            b"GET http://h/./. HTTP/1.1\nHost: y\nContent-Length: 0\n\n",
-            b"\r\nGET /%5c%00 HTTP/1.1\r\nHost:\r\n\r\n",
-        ];
-        let alphabet = b"/.%25eE\\\r\n :?#\x00\x80azGET HTTP/1.";
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let mut accepted = 0;
-        for i in 0..20_000 {
-            let mut input = seeds[i % seeds.len()].to_vec();
-            for _ in 0..(next() % 6) {
-                let at = (next() % (input.len() as u64 + 1)) as usize;
-                let b = alphabet[(next() % alphabet.len() as u64) as usize];
-                match next() % 3 {
-                    0 => input.insert(at, b),
-                    1 if at < input.len() => input[at] = b,
-                    _ if at < input.len() => {
-                        input.remove(at);
-                    }
-                    _ => {}
-                }
-            }
-            if let Ok(r) = parse_request(&input) {
-                accepted += 1;
-                let p = &r.path;
-                assert!(p.starts_with('/'), "{p:?}");
-                assert!(
-                    !p.contains("//") && !p.contains('\\') && !p.contains('\0'),
-                    "{p:?}"
-                );
-                assert!(!p.split('/').any(|s| s == ".." || s == "."), "{p:?}");
-                assert!(r.head_len <= input.len());
-            }
-        }
-        assert!(accepted > 1000, "{accepted}");
-    }
-
-    /// A site that records the paths it is asked for.
-    #[derive(Default)]
-    struct TestSite {
-        seen: Mutex<Vec<String>>,
-    }
-
-    impl Site for TestSite {
-        fn get(&self, path: &str, query: &str) -> Option<Response> {
-            self.seen.lock().unwrap().push(path.to_owned());
-            match path {
-                "/" => Some(Response::static_file("text/html", b"<html>map</html>")),
-                "/data/aircraft.json" => Some(Response::json(
-                    format!("{{\"q\":\"{query}\"}}").into_bytes(),
-                )),
-                "/panic" => panic!("test site panics"),
-                _ => None,
-            }
-        }
-    }
-
-    struct Reply {
-        status: u16,
-        head: String,
-        body: Vec<u8>,
-    }
-
-    impl Reply {
-        fn header(&self, name: &str) -> Option<&str> {
-            self.head.lines().find_map(|l| {
-                let (n, v) = l.split_once(':')?;
-                n.eq_ignore_ascii_case(name).then(|| v.trim())
-            })
-        }
-    }
-
-    /// Read one response (body by Content-Length, none for HEAD).
-    fn read_reply(s: &mut TcpStream, head_request: bool) -> Reply {
-        let mut raw = Vec::new();
-        let mut byte = [0u8; 1];
-        while !raw.ends_with(b"\r\n\r\n") {
-            assert_eq!(
-                s.read(&mut byte).unwrap(),
-                1,
-                "closed inside a head: {raw:?}"
-            );
-            raw.push(byte[0]);
-        }
-        let head = String::from_utf8(raw).unwrap();
-        let status = head[9..12].parse().unwrap();
-        let mut reply = Reply {
-            status,
-            head,
-            body: Vec::new(),
-        };
-        let len: usize = reply
-            .header("content-length")
-            .expect("Content-Length")
-            .parse()
-            .unwrap();
-        if !head_request {
-            reply.body = vec![0; len];
-            s.read_exact(&mut reply.body).unwrap();
-        }
-        reply
-    }
-
-    fn connect(addr: SocketAddr) -> TcpStream {
-        let s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        s
-    }
-
-    fn exchange(addr: SocketAddr, raw: &[u8]) -> Reply {
-        let mut s = connect(addr);
-        s.write_all(raw).unwrap();
-        read_reply(&mut s, false)
-    }
-
-    fn assert_closed(s: &mut TcpStream) {
-        let mut rest = Vec::new();
-        s.read_to_end(&mut rest).unwrap();
-        assert!(rest.is_empty(), "{rest:?}");
-    }
-
-    fn server() -> (Arc<TestSite>, ListenerHandle) {
-        let site = Arc::new(TestSite::default());
-        let handle = serve_http("127.0.0.1:0".parse().unwrap(), site.clone()).unwrap();
-        (site, handle)
-    }
-
-    #[test]
-    fn test_http_keep_alive_head_404_405() {
-        let (site, handle) = server();
-        let mut s = connect(handle.local_addr());
-        s.write_all(b"GET /data/aircraft.json?now=1 HTTP/1.1\r\nHost: a\r\n\r\n")
-            .unwrap();
-        let r = read_reply(&mut s, false);
-        assert_eq!(r.status, 200);
-        assert_eq!(r.body, b"{\"q\":\"now=1\"}");
-        assert_eq!(r.header("content-length"), Some("13"));
-        assert_eq!(r.header("access-control-allow-origin"), Some("*"));
-        assert_eq!(r.header("cache-control"), Some("no-cache"));
-        assert_eq!(r.header("content-type"), Some("application/json"));
-        assert!(
-            r.header("date")
-                .is_some_and(|d| d.ends_with(" GMT") && d.len() == 29)
-        );
-        // Same connection: the page, HEAD of it, a 404, two pipelined.
-        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
-        let r = read_reply(&mut s, false);
-        assert_eq!((r.status, &r.body[..]), (200, &b"<html>map</html>"[..]));
-        assert_eq!(r.header("access-control-allow-origin"), None);
-        assert_eq!(r.header("cache-control"), Some("max-age=3600"));
-        s.write_all(b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
-        let r = read_reply(&mut s, true);
-        assert_eq!((r.status, r.header("content-length")), (200, Some("16")));
-        s.write_all(b"GET /missing HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
-            .unwrap();
-        assert_eq!(read_reply(&mut s, false).status, 404);
-        assert_eq!(read_reply(&mut s, false).status, 200);
-        // 405 names the methods and closes.
-        s.write_all(b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\nhi")
-            .unwrap();
-        let r = read_reply(&mut s, false);
-        assert_eq!((r.status, r.header("allow")), (405, Some("GET, HEAD")));
-        assert_closed(&mut s);
-        assert_eq!(
-            *site.seen.lock().unwrap(),
-            ["/data/aircraft.json", "/", "/", "/missing", "/"]
-        );
-
-        // HTTP/1.0 closes after the response; Connection: close too.
-        let mut s = connect(handle.local_addr());
-        s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
-        assert_eq!(read_reply(&mut s, false).status, 200);
-        assert_closed(&mut s);
-        let mut s = connect(handle.local_addr());
-        s.write_all(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            .unwrap();
-        assert_eq!(
-            read_reply(&mut s, false).header("connection"),
-            Some("close")
-        );
-        assert_closed(&mut s);
-        // A panicking site gives 500.
-        assert_eq!(exchange(handle.local_addr(), &get("/panic")).status, 500);
-    }
-
-    #[test]
-    fn test_http_bad_requests() {
-        let (site, handle) = server();
-        let addr = handle.local_addr();
-        for (raw, status) in [
-            (&b"\x00\x01 junk"[..], 400),
-            (b"GET /\r\n\r\n", 400),
-            (b"GET /%zz HTTP/1.1\r\nHost: a\r\n\r\n", 400),
-            (b"GET / HTTP/3.0\r\nHost: a\r\n\r\n", 505),
-            (b"DELETE / HTTP/1.1\r\nHost: a\r\n\r\n", 405),
-        ] {
-            let mut s = connect(addr);
-            s.write_all(raw).unwrap();
-            assert_eq!(read_reply(&mut s, false).status, status, "{raw:?}");
-            assert_closed(&mut s);
-        }
-        // Oversized head: 431 even though the head never ends.
-        let mut s = connect(addr);
-        let mut raw = b"GET / HTTP/1.1\r\nHost: a\r\nX-Big: ".to_vec();
-        raw.resize(MAX_HEAD + 100, b'x');
-        // The server may stop reading at 8 KiB and answer: ignore a reset.
-        let _ = s.write_all(&raw);
-        let r = read_reply(&mut s, false);
-        assert_eq!(r.status, 431);
-        assert!(site.seen.lock().unwrap().is_empty());
-    }
-
-    #[test]
-    fn test_http_traversal_never_reaches_site() {
-        let (site, handle) = server();
-        let addr = handle.local_addr();
-        for target in [
-            "/../../etc/passwd",
-            "/%2e%2e/",
-            "//etc/passwd",
-            "/web/..%2f..",
-            "/web/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
-            "/.%2e/x",
-            "/a\\..\\b",
-            "/%5c..%5c",
-            "/x%00/../",
-            "http://h/../x",
-        ] {
-            let r = exchange(addr, &get(target));
-            assert!(matches!(r.status, 400 | 404), "{target}: {}", r.status);
-        }
-        let seen = site.seen.lock().unwrap();
-        assert_eq!(*seen, ["/etc/passwd"]);
-        for p in seen.iter() {
-            assert!(!p.contains("..") && !p.contains("//") && !p.contains('\\'));
-        }
-    }
-
-    #[test]
-    fn test_http_connection_cap() {
-        let (_site, handle) = server();
-        let addr = handle.local_addr();
-        let idle: Vec<TcpStream> = (0..MAX_CONNECTIONS).map(|_| connect(addr)).collect();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while handle.active() < MAX_CONNECTIONS {
-            assert!(Instant::now() < deadline, "{}", handle.active());
-            thread::sleep(Duration::from_millis(5));
-        }
-        // One more gets an answer at once: 503.
-        let r = exchange(addr, &get("/"));
-        assert_eq!(r.status, 503);
-        assert_eq!(handle.refused(), 1);
-        // Once the idle ones leave, requests are served again.
-        drop(idle);
-        while handle.active() > 0 {
-            assert!(Instant::now() < deadline, "{}", handle.active());
-            thread::sleep(Duration::from_millis(5));
-        }
-        assert_eq!(exchange(addr, &get("/")).status, 200);
-    }
-}
+mod tests;
