@@ -30,6 +30,7 @@ pub mod demo;
 pub mod error;
 pub mod feed;
 pub mod json;
+pub mod log_limit;
 pub mod mode_s;
 pub mod net;
 pub mod radio;

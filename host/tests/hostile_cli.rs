@@ -304,3 +304,47 @@ fn a_full_disk_is_named() {
         assert!(err.contains("No space left"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_command_flood_is_logged_as_a_count() {
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let dir = TempDir::new("flood");
+    let (cu8, _) = keep(&dir.0, "f.cu8", 1 << 16);
+    let port = support::free_port().to_string();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["rtl-tcp", "-p", &port, "--loop", "--ifile"])
+        .arg(&cu8);
+    let mut srv = support::Peer::spawn(cmd);
+    assert!(
+        srv.wait_line("listening", Duration::from_secs(20))
+            .is_some(),
+        "{}",
+        srv.log()
+    );
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).unwrap();
+    let mut header = [0u8; 12];
+    c.read_exact(&mut header).unwrap();
+    // 10 000 commands in one burst: gain, frequency, and unknown codes.
+    let mut burst = Vec::new();
+    for i in 0..10_000u32 {
+        burst.push([0x04, 0x01, 0xFF][i as usize % 3]);
+        burst.extend_from_slice(&(100_000_000 + i).to_be_bytes());
+    }
+    c.write_all(&burst).unwrap();
+    drop(c);
+    let ended = srv.wait_line("ended", Duration::from_secs(20));
+    assert!(
+        ended.is_some_and(|l| l.contains("10000 commands")),
+        "{}",
+        srv.log()
+    );
+    let _ = Command::new("kill")
+        .args(["-INT", &srv.child.id().to_string()])
+        .status();
+    assert!(srv.wait_exit(Duration::from_secs(20)), "{}", srv.log());
+    let log = srv.log();
+    let lines = log.lines().count();
+    assert!(lines < 100, "{lines} lines:\n{log}");
+    assert!(log.contains("more commands not logged"), "{log}");
+}

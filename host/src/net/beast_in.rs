@@ -10,14 +10,15 @@
 //! neither block the decode thread nor grow memory.
 
 use super::listener::{Acceptor, ConnectionSlot, ListenerHandle, spawn_acceptor};
+use crate::log_limit::LogLimit;
 use airwaves_core::modes::encode::{BeastDecoder, Message, StreamDecoder};
 use std::io::{self, Read};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Most Beast-input connections [`listen_beast_in`] serves at once.
 pub const MAX_BEAST_IN_CLIENTS: usize = 64;
@@ -190,17 +191,29 @@ pub(crate) fn pump_socket(
 
 struct BeastAcceptor {
     sink: BeastInSink,
+    /// Connection errors logged (a peer resetting in a loop is counted).
+    log: Arc<Mutex<LogLimit>>,
 }
 
 impl Acceptor for BeastAcceptor {
     fn accept(&mut self, stream: TcpStream, peer: SocketAddr, slot: ConnectionSlot) {
         let sink = self.sink.clone();
+        let log = Arc::clone(&self.log);
         let spawned = thread::Builder::new()
             .name("beast-in".into())
             .stack_size(PUMP_STACK)
             .spawn(move || {
                 if let Err(e) = pump_socket(&stream, &sink, slot.stop_flag()) {
-                    eprintln!("beast-in: {peer}: {e}");
+                    let (print, suppressed) = log
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .event(Instant::now());
+                    if suppressed > 0 {
+                        eprintln!("beast-in: {suppressed} more connection errors not logged");
+                    }
+                    if print {
+                        eprintln!("beast-in: {peer}: {e}");
+                    }
                 }
             });
         if let Err(e) = spawned {
@@ -220,7 +233,10 @@ pub fn listen_beast_in(addr: SocketAddr, sink: BeastInSink) -> io::Result<Listen
         addr,
         "beast-in",
         MAX_BEAST_IN_CLIENTS,
-        BeastAcceptor { sink },
+        BeastAcceptor {
+            sink,
+            log: Arc::new(Mutex::new(LogLimit::new(10, Duration::from_secs(10)))),
+        },
     )
 }
 

@@ -26,6 +26,7 @@
 
 use super::device::{ApplyError, Control, apply};
 use super::protocol::{CommandDecoder, Header};
+use crate::log_limit::LogLimit;
 use crate::ring::{Consumer, PopError, Producer, RingError, ring};
 use crate::source::{SampleSource, read_into_ring};
 use std::fmt;
@@ -34,7 +35,7 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often blocked threads look at the stop flags.
 const POLL: Duration = Duration::from_millis(50);
@@ -198,6 +199,9 @@ pub struct Stopped<C, S> {
     /// Totals.
     pub stats: ServerStats,
 }
+
+/// Command lines logged per second of a session (the rest are counted).
+const COMMAND_LOG_LINES: u32 = 10;
 
 /// What a session borrows and gives back.
 struct Parts<C, S> {
@@ -449,20 +453,25 @@ fn read_commands<C: Control>(
     let mut decoder = CommandDecoder::new();
     let mut buf = [0u8; 512];
     let (mut count, mut failed) = (0u64, 0u64);
+    // A client may send thousands of commands: log the first of each
+    // second, count the rest.
+    let mut log = LogLimit::new(COMMAND_LOG_LINES, Duration::from_secs(1));
     while !flags.stopping() {
         match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => decoder.feed(&buf[..n], |cmd| {
                 count += 1;
-                match apply(cmd, control) {
-                    Ok(()) => eprintln!("rtl-tcp: {cmd}: applied"),
-                    Err(e @ ApplyError::Unknown(..)) => {
-                        failed += 1;
-                        eprintln!("rtl-tcp: {cmd}: {e}");
-                    }
-                    Err(ApplyError::Control(e)) => {
-                        failed += 1;
-                        eprintln!("rtl-tcp: {cmd}: refused: {e}");
+                let result = apply(cmd, control);
+                failed += u64::from(result.is_err());
+                let (print, suppressed) = log.event(Instant::now());
+                if suppressed > 0 {
+                    eprintln!("rtl-tcp: {suppressed} more commands not logged");
+                }
+                if print {
+                    match result {
+                        Ok(()) => eprintln!("rtl-tcp: {cmd}: applied"),
+                        Err(e @ ApplyError::Unknown(..)) => eprintln!("rtl-tcp: {cmd}: {e}"),
+                        Err(ApplyError::Control(e)) => eprintln!("rtl-tcp: {cmd}: refused: {e}"),
                     }
                 }
             }),
@@ -481,6 +490,10 @@ fn read_commands<C: Control>(
             "rtl-tcp: {} bytes of an incomplete command discarded",
             decoder.pending()
         );
+    }
+    let suppressed = log.finish();
+    if suppressed > 0 {
+        eprintln!("rtl-tcp: {suppressed} more commands not logged");
     }
     flags.session_stop.store(true, Ordering::Relaxed);
     (count, failed)
