@@ -333,7 +333,7 @@ fn a_command_flood_is_logged_as_a_count() {
     }
     c.write_all(&burst).unwrap();
     drop(c);
-    let ended = srv.wait_line("ended", Duration::from_secs(20));
+    let ended = srv.wait_line(" commands (", Duration::from_secs(20));
     assert!(
         ended.is_some_and(|l| l.contains("10000 commands")),
         "{}",
