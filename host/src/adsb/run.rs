@@ -614,6 +614,10 @@ impl Ticker {
         c.samples_dropped =
             ring_dropped + self.shared.device_lost_bytes.load(Ordering::Relaxed) / 2;
         c.remote.bad = net.beast_stats.counts().malformed;
+        c.clients_dropped = net.hubs().fold([0, 0], |[slow, stalled], h| {
+            let s = h.stats();
+            [slow + s.dropped_slow, stalled + s.dropped_stalled]
+        });
         let counters = *pipeline.counters();
         self.history.record(now, &counters);
         pipeline.counters_mut().clear_recent();

@@ -25,6 +25,7 @@
 //! | `airwaves_max_distance_meters` | gauge | since start |
 //! | `airwaves_cpu_seconds_total` | counter | `thread` = `demod`, `reader`, `background` |
 //! | `airwaves_clients` | gauge | `port` = the caller's names |
+//! | `airwaves_clients_dropped_total` | counter | `reason` = `slow`, `stalled` |
 
 use core::fmt::Write;
 
@@ -323,6 +324,18 @@ pub fn write_metrics<const N: usize>(
     );
     for &(port, count) in clients {
         e.sample("airwaves_clients", &[("port", port)], count as f64);
+    }
+    e.family(
+        "airwaves_clients_dropped_total",
+        "counter",
+        "Output clients disconnected for falling behind: slow (buffer full), stalled (nothing taken for seconds).",
+    );
+    for (reason, count) in ["slow", "stalled"].into_iter().zip(c.clients_dropped) {
+        e.sample(
+            "airwaves_clients_dropped_total",
+            &[("reason", reason)],
+            count as f64,
+        );
     }
 }
 

@@ -138,6 +138,9 @@ pub struct Counters {
     pub cpu_reader_ms: u64,
     /// CPU time of the background (network, output) threads, ms.
     pub cpu_background_ms: u64,
+    /// Output clients disconnected for falling behind: `[slow, stalled]`
+    /// (their buffer full; nothing taken from it for seconds).
+    pub clients_dropped: [u64; 2],
 }
 
 /// `10·log10(p)`, `-inf` for 0.
@@ -181,6 +184,7 @@ impl Counters {
             cpu_demod_ms: 0,
             cpu_reader_ms: 0,
             cpu_background_ms: 0,
+            clients_dropped: [0; 2],
         }
     }
 
@@ -324,6 +328,10 @@ impl Counters {
             cpu_demod_ms: self.cpu_demod_ms.saturating_sub(e.cpu_demod_ms),
             cpu_reader_ms: self.cpu_reader_ms.saturating_sub(e.cpu_reader_ms),
             cpu_background_ms: self.cpu_background_ms.saturating_sub(e.cpu_background_ms),
+            clients_dropped: [
+                self.clients_dropped[0].saturating_sub(e.clients_dropped[0]),
+                self.clients_dropped[1].saturating_sub(e.clients_dropped[1]),
+            ],
         }
     }
 }

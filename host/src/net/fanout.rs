@@ -2,18 +2,30 @@
 //! slow the publisher down.
 //!
 //! A [`Hub`] holds its clients; [`Hub::publish`] copies the bytes into
-//! each client's buffer, a ring of fixed size allocated when the client
-//! attaches, and wakes the client's writer thread, which sends the buffered
-//! bytes in order. The publisher never touches a socket and never
-//! allocates: it holds a client's lock only for the copy, and the writer
-//! holds it only to copy out a chunk of at most [`WRITE_CHUNK`] bytes.
+//! each client's buffer and wakes the client's writer thread, which sends
+//! the buffered bytes in order. The publisher never touches a socket: it
+//! holds a client's lock only for the copy, and the writer holds it only
+//! to copy out a chunk of at most [`WRITE_CHUNK`] bytes.
 //!
-//! A client whose buffer cannot take the next publish (it has not read
-//! `client_buffer_bytes` plus whatever its socket buffers hold) is
-//! disconnected at once, whole publishes only: a client never sees a
-//! partial publish followed by later data. Publish whole messages (e.g. one
-//! decoded buffer's worth of Beast messages); a single publish larger than
-//! the client buffer disconnects every client.
+//! A client's buffer starts at [`INITIAL_BUFFER`] bytes and doubles only
+//! when its backlog needs it, up to `client_buffer_bytes`: a client that
+//! keeps up never costs more, so connection churn leaves little for the
+//! allocator to keep (the only allocations after attach are these
+//! doublings, at most a handful per client).
+//!
+//! A client is disconnected when it falls behind, counted by reason:
+//!
+//! - **slow**: its buffer cannot take the next publish (it has not read
+//!   `client_buffer_bytes` plus what its socket buffers hold), whole
+//!   publishes only, so a client never sees a partial publish followed by
+//!   later data. Publish whole messages (e.g. one decoded buffer's worth of
+//!   Beast messages); a single publish larger than the client buffer
+//!   disconnects every client;
+//! - **stalled**: its buffer has held bytes that its writer could not
+//!   take for [`STALL_TIMEOUT`] (the writer is blocked on a socket whose
+//!   peer reads nothing), or its socket took no byte for as long. The socket's kernel send buffer is capped at
+//!   [`SEND_BUFFER`], so a client that stopped reading holds little of
+//!   ours and is found within seconds, as readsb does, not after megabytes.
 //!
 //! Writers notice a peer that closed within [`IDLE_CHECK`] even when
 //! nothing is published (they look for EOF while idle, discarding any
@@ -34,35 +46,75 @@ pub const WRITE_CHUNK: usize = 16 * 1024;
 /// How long an idle writer waits before checking whether its peer closed.
 pub const IDLE_CHECK: Duration = Duration::from_millis(500);
 
+/// A client's buffer when it attaches, bytes (it grows on demand).
+pub const INITIAL_BUFFER: usize = 16 * 1024;
+
+/// Kernel send buffer asked for each client socket, bytes (Linux doubles
+/// it for its bookkeeping).
+pub const SEND_BUFFER: usize = 64 * 1024;
+
+/// A client whose socket takes no byte for this long is disconnected.
+pub const STALL_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Default cap on the clients of one hub (readsb's order of magnitude).
 pub const DEFAULT_MAX_CLIENTS: usize = 1024;
 
 /// Writer thread stack: the thread holds a heap chunk and a few frames.
 const WRITER_STACK: usize = 128 * 1024;
 
-/// Fixed-capacity FIFO of bytes.
+/// FIFO of bytes, grown on demand up to a fixed limit.
 #[derive(Debug)]
 struct ByteRing {
-    buf: Box<[u8]>,
+    buf: Vec<u8>,
+    /// Most bytes it may hold.
+    limit: usize,
     head: usize,
     len: usize,
 }
 
 impl ByteRing {
-    fn new(capacity: usize) -> Self {
+    /// Empty, with room for `initial` bytes now and `limit` at most.
+    fn new(initial: usize, limit: usize) -> Self {
         Self {
-            buf: vec![0; capacity].into_boxed_slice(),
+            buf: vec![0; initial.min(limit)],
+            limit,
             head: 0,
             len: 0,
         }
     }
 
+    /// Bytes it can still take (growing if need be).
     fn free(&self) -> usize {
-        self.buf.len() - self.len
+        self.limit - self.len
+    }
+
+    /// Bytes allocated now.
+    fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Make room for `more` bytes (the caller has checked `more <=
+    /// free()`): double until they fit, at most to the limit, with the
+    /// contents moved to the front.
+    fn reserve(&mut self, more: usize) {
+        let need = self.len + more;
+        if need <= self.buf.len() {
+            return;
+        }
+        let mut cap = self.buf.len().max(1);
+        while cap < need {
+            cap *= 2;
+        }
+        let mut grown = vec![0; cap.min(self.limit).max(need)];
+        let n = self.pop_into(&mut grown);
+        self.buf = grown;
+        self.head = 0;
+        self.len = n;
     }
 
     /// Append all of `data`; the caller has checked `data.len() <= free()`.
     fn push(&mut self, data: &[u8]) {
+        self.reserve(data.len());
         let cap = self.buf.len();
         let tail = (self.head + self.len) % cap.max(1);
         let first = data.len().min(cap - tail);
@@ -99,6 +151,9 @@ impl ByteRing {
 pub enum CloseReason {
     /// Its buffer would have overflowed: it did not read fast enough.
     SlowConsumer,
+    /// Its writer took no byte from its buffer, or its socket none from
+    /// the writer, for [`STALL_TIMEOUT`].
+    Stalled,
     /// The peer closed the connection (EOF seen while idle).
     PeerClosed,
     /// Sending failed (reset, broken pipe, ...).
@@ -111,6 +166,7 @@ impl fmt::Display for CloseReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::SlowConsumer => "too slow, buffer full",
+            Self::Stalled => "stalled, not reading",
             Self::PeerClosed => "closed by the peer",
             Self::WriteFailed => "send failed",
             Self::Closed => "closed locally",
@@ -122,6 +178,8 @@ impl fmt::Display for CloseReason {
 #[derive(Debug)]
 struct ClientState {
     ring: ByteRing,
+    /// Since when the buffer has held bytes with the writer taking none.
+    backlog_since: Option<Instant>,
     closed: Option<CloseReason>,
     /// Most bytes ever buffered at once.
     high_water: usize,
@@ -169,6 +227,7 @@ struct HubShared {
     accepted: AtomicU64,
     refused: AtomicU64,
     dropped_slow: AtomicU64,
+    dropped_stalled: AtomicU64,
     disconnected: AtomicU64,
     bytes_published: AtomicU64,
     bytes_sent: AtomicU64,
@@ -193,6 +252,18 @@ impl HubShared {
             }
             return false;
         }
+        let now = Instant::now();
+        if st
+            .backlog_since
+            .is_some_and(|t| now.duration_since(t) >= STALL_TIMEOUT)
+        {
+            drop(st);
+            if client.close(CloseReason::Stalled) {
+                self.dropped_stalled.fetch_add(1, Ordering::Relaxed);
+            }
+            return false;
+        }
+        st.backlog_since.get_or_insert(now);
         st.ring.push(bytes);
         let buffered = st.ring.len;
         if buffered > st.high_water {
@@ -216,6 +287,9 @@ pub struct HubStats {
     pub refused: u64,
     /// Clients disconnected because their buffer would have overflowed.
     pub dropped_slow: u64,
+    /// Clients disconnected as stalled: nothing taken from their buffer,
+    /// or by their socket, for [`STALL_TIMEOUT`].
+    pub dropped_stalled: u64,
     /// Clients that closed or failed on their own.
     pub disconnected: u64,
     /// Bytes given to [`Hub::publish`].
@@ -259,8 +333,9 @@ impl std::error::Error for AttachError {
 /// A fan-out point for one output stream (e.g. Beast on 30005). Cloning
 /// gives another handle on the same hub.
 ///
-/// Memory: each client costs its buffer (`client_buffer_bytes`, allocated
-/// at attach), a [`WRITE_CHUNK`] and a thread with a 128 KiB stack.
+/// Memory: each client costs its buffer ([`INITIAL_BUFFER`], grown on
+/// demand up to `client_buffer_bytes`), its socket's capped send buffer
+/// and a thread with a 128 KiB stack (the [`WRITE_CHUNK`] is on it).
 #[derive(Debug, Clone)]
 pub struct Hub {
     shared: Arc<HubShared>,
@@ -296,6 +371,7 @@ impl Hub {
                 accepted: AtomicU64::new(0),
                 refused: AtomicU64::new(0),
                 dropped_slow: AtomicU64::new(0),
+                dropped_stalled: AtomicU64::new(0),
                 disconnected: AtomicU64::new(0),
                 bytes_published: AtomicU64::new(0),
                 bytes_sent: AtomicU64::new(0),
@@ -375,6 +451,7 @@ impl Hub {
             accepted: s.accepted.load(Ordering::Relaxed),
             refused: s.refused.load(Ordering::Relaxed),
             dropped_slow: s.dropped_slow.load(Ordering::Relaxed),
+            dropped_stalled: s.dropped_stalled.load(Ordering::Relaxed),
             disconnected: s.disconnected.load(Ordering::Relaxed),
             bytes_published: s.bytes_published.load(Ordering::Relaxed),
             bytes_sent: s.bytes_sent.load(Ordering::Relaxed),
@@ -395,13 +472,18 @@ impl Hub {
             s.refused.fetch_add(1, Ordering::Relaxed);
             return Err(AttachError::Full { max: s.max_clients });
         }
-        // Best effort: latency matters more than packet count here.
+        // Best effort: latency matters more than packet count here; a
+        // small kernel buffer and a send timeout find a stalled client in
+        // seconds.
         let _ = stream.set_nodelay(true);
+        let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER);
+        let _ = stream.set_write_timeout(Some(STALL_TIMEOUT));
         let socket = stream.try_clone().map_err(AttachError::Io)?;
         let client = Arc::new(Client {
             id: s.next_id.fetch_add(1, Ordering::Relaxed),
             state: Mutex::new(ClientState {
-                ring: ByteRing::new(s.client_buffer_bytes),
+                ring: ByteRing::new(INITIAL_BUFFER, s.client_buffer_bytes),
+                backlog_since: None,
                 closed: None,
                 high_water: 0,
                 finished: false,
@@ -479,11 +561,19 @@ impl ClientHandle {
     pub fn high_water(&self) -> usize {
         lock(&self.client.state).high_water
     }
+
+    /// Bytes its buffer holds allocated now ([`INITIAL_BUFFER`] until its
+    /// backlog needed more).
+    pub fn buffer_capacity(&self) -> usize {
+        lock(&self.client.state).ring.capacity()
+    }
 }
 
 /// The writer thread: send buffered bytes until the client is closed.
 fn run_writer(hub: &HubShared, client: &Client, mut stream: TcpStream) {
-    let mut chunk = vec![0u8; WRITE_CHUNK];
+    // On the thread's stack: a heap chunk per writer thread would leave
+    // the allocator an arena per thread to keep after churn.
+    let mut chunk = [0u8; WRITE_CHUNK];
     let reason = loop {
         let n = match next_chunk(client, &mut chunk, &mut stream) {
             Ok(n) => n,
@@ -492,14 +582,28 @@ fn run_writer(hub: &HubShared, client: &Client, mut stream: TcpStream) {
         let Some(data) = chunk.get(..n) else {
             break CloseReason::WriteFailed;
         };
-        if stream.write_all(data).is_err() {
-            break CloseReason::WriteFailed;
+        match stream.write_all(data) {
+            Ok(()) => {}
+            // The send timeout: no byte taken for STALL_TIMEOUT.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                break CloseReason::Stalled;
+            }
+            Err(_) => break CloseReason::WriteFailed,
         }
         hub.bytes_sent.fetch_add(n as u64, Ordering::Relaxed);
     };
     // A failed send after the publisher closed us keeps its reason.
     if client.close(reason) {
-        hub.disconnected.fetch_add(1, Ordering::Relaxed);
+        if reason == CloseReason::Stalled {
+            hub.dropped_stalled.fetch_add(1, Ordering::Relaxed);
+        } else {
+            hub.disconnected.fetch_add(1, Ordering::Relaxed);
+        }
     }
     let _ = stream.shutdown(Shutdown::Both);
     hub.remove(client.id);
@@ -519,7 +623,10 @@ fn next_chunk(
             return Err(reason);
         }
         if st.ring.len > 0 {
-            return Ok(st.ring.pop_into(chunk));
+            let n = st.ring.pop_into(chunk);
+            // Progress: what is left is counted from now.
+            st.backlog_since = (st.ring.len > 0).then(Instant::now);
+            return Ok(n);
         }
         let (guard, wait) = client
             .data_ready
@@ -605,18 +712,97 @@ mod test {
 
     #[test]
     fn test_byte_ring() {
-        let mut r = ByteRing::new(5);
+        // Starts with room for 2, grows to its limit of 5 as needed.
+        let mut r = ByteRing::new(2, 5);
+        assert_eq!(r.capacity(), 2);
         r.push(b"abc");
         let mut out = [0u8; 2];
         assert_eq!(r.pop_into(&mut out), 2);
         assert_eq!(&out, b"ab");
         assert_eq!(r.free(), 4);
-        r.push(b"defg"); // wraps
-        assert_eq!(r.free(), 0);
+        r.push(b"defg"); // grows, then holds its limit
+        assert_eq!((r.free(), r.capacity()), (0, 5));
         let mut out = [0u8; 8];
         assert_eq!(r.pop_into(&mut out), 5);
         assert_eq!(&out[..5], b"cdefg");
         assert_eq!(r.pop_into(&mut out), 0);
+    }
+
+    #[test]
+    fn test_byte_ring_wraps_then_grows_in_order() {
+        let mut r = ByteRing::new(4, 64);
+        let mut out = [0u8; 64];
+        r.push(&[1, 2, 3]);
+        assert_eq!(r.pop_into(&mut out[..2]), 2);
+        r.push(&[4, 5, 6]); // wraps in 4
+        r.push(&[7, 8, 9, 10, 11]); // grows: 3, 4, 5, 6 move to the front
+        assert_eq!(r.capacity(), 16);
+        assert_eq!(r.pop_into(&mut out), 9);
+        assert_eq!(out[..9], [3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    }
+
+    #[test]
+    fn test_stalled_client_dropped_reader_kept_buffers_small() {
+        // A buffer far larger than anything published in the test: only
+        // the stall rule can drop the client that never reads.
+        let hub = Hub::new("test-stall", 64 << 20);
+        let handle = listen(local(), hub.clone()).unwrap();
+        let stalled = TcpStream::connect(handle.local_addr()).unwrap();
+        // A fixed receive buffer, as a stopped client's kernel would have
+        // (left to autotuning, loopback lets it absorb megabytes first).
+        socket2::SockRef::from(&stalled)
+            .set_recv_buffer_size(64 * 1024)
+            .unwrap();
+        wait_until("stalled client", || hub.clients() == 1);
+        let mut reader = TcpStream::connect(handle.local_addr()).unwrap();
+        wait_until("reader", || hub.clients() == 2);
+        let got = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&got);
+        let read = thread::spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                counter.fetch_add(n as u64, Ordering::Relaxed);
+            }
+        });
+        // 2 MB/s in 4 KiB publishes until the stalled one is dropped.
+        let block = [0x55u8; 4096];
+        let t0 = Instant::now();
+        let mut published = 0u64;
+        while hub.stats().dropped_stalled == 0 {
+            assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", hub.stats());
+            hub.publish(&block);
+            published += block.len() as u64;
+            thread::sleep(Duration::from_millis(2));
+        }
+        let after = t0.elapsed();
+        eprintln!("fanout: stalled client dropped after {after:?}, {published} bytes published");
+        // The kernel buffers fill within a second at this rate, then the
+        // backlog stays for STALL_TIMEOUT.
+        assert!(after >= STALL_TIMEOUT, "{after:?}");
+        assert!(after < 3 * STALL_TIMEOUT, "{after:?}");
+        let s = hub.stats();
+        assert_eq!(
+            (s.dropped_stalled, s.dropped_slow, s.clients),
+            (1, 0, 1),
+            "{s:?}"
+        );
+        // The reader got everything, and kept up with a small buffer.
+        assert!(hub.flush(Duration::from_secs(10)));
+        wait_until("reader caught up", || {
+            got.load(Ordering::Relaxed) == published
+        });
+        let handles = lock(&hub.shared.clients).clone();
+        assert!(
+            handles
+                .iter()
+                .all(|c| lock(&c.state).ring.capacity() <= 4 * INITIAL_BUFFER)
+        );
+        hub.disconnect_all();
+        read.join().unwrap();
+        drop(stalled);
     }
 
     #[test]
