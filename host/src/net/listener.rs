@@ -49,6 +49,11 @@ impl ConnectionSlot {
         self.shared.stop.load(Ordering::Relaxed)
     }
 
+    /// Connections open on this listener now (this one included).
+    pub fn active(&self) -> usize {
+        self.shared.active.load(Ordering::Relaxed)
+    }
+
     /// The listener's stop flag (set by [`ListenerHandle::shutdown`]).
     pub fn stop_flag(&self) -> &AtomicBool {
         &self.shared.stop

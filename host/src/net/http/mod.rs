@@ -6,7 +6,8 @@
 //!   HTTP/1.0 and 1.1 (other versions 505); keep-alive (1.1 by default,
 //!   1.0 with `Connection: keep-alive`) and pipelining;
 //! - the request head (request line and headers) must fit [`MAX_HEAD`]
-//!   bytes (else 431) and arrive within [`REQUEST_TIMEOUT`] (else 408);
+//!   bytes (else 431) and arrive within [`REQUEST_TIMEOUT`] (else 408;
+//!   [`BUSY_TIMEOUT`] while many connections are open);
 //!   an idle keep-alive connection is closed after [`REQUEST_TIMEOUT`];
 //! - requests with a body (`Content-Length` > 0 or `Transfer-Encoding`)
 //!   and HTTP/1.1 requests without `Host` get 400;
@@ -49,12 +50,21 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// Largest request head (request line, headers and the blank line), bytes.
 pub const MAX_HEAD: usize = 8 * 1024;
 
-/// Most connections served at once.
-pub const MAX_CONNECTIONS: usize = 64;
+/// Most connections served at once (each has a thread; slow and idle ones
+/// are cut short when many are open, see [`BUSY_TIMEOUT`]).
+pub const MAX_CONNECTIONS: usize = 512;
 
 /// Longest wait for a complete request head (and for an idle keep-alive
 /// connection's next request); also the send timeout.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// [`REQUEST_TIMEOUT`] while more than [`BUSY_CONNECTIONS`] connections
+/// are open: slow or idle clients (slowloris) then hold a slot for at most
+/// this long, so the map keeps answering.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Open connections above which [`BUSY_TIMEOUT`] applies.
+pub const BUSY_CONNECTIONS: usize = 32;
 
 /// How long a refused (503) connection is kept half-open so its client can
 /// read the answer before the close.
@@ -631,11 +641,22 @@ fn serve_connection(
                 let r = error_response(408, "request head too slow");
                 write_response(stream, &r, policy, true, false)
             };
-            let left = REQUEST_TIMEOUT.saturating_sub(begun.elapsed());
+            let allowed = if slot.active() > BUSY_CONNECTIONS {
+                BUSY_TIMEOUT
+            } else {
+                REQUEST_TIMEOUT
+            };
+            let left = allowed.saturating_sub(begun.elapsed());
             if left.is_zero() {
+                // An idle keep-alive connection just closes.
+                if filled == 0 {
+                    return Ok(());
+                }
                 return too_slow(&mut stream);
             }
-            stream.set_read_timeout(Some(left))?;
+            // Wait in short slices, so that a server turning busy cuts the
+            // wait short.
+            stream.set_read_timeout(Some(left.min(BUSY_TIMEOUT)))?;
             match stream.read(buf.get_mut(filled..).unwrap_or_default()) {
                 Ok(0) => return Ok(()),
                 Ok(n) => filled += n,
@@ -644,14 +665,7 @@ fn serve_connection(
                     if matches!(
                         e.kind(),
                         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    // An idle keep-alive connection just closes.
-                    if filled == 0 {
-                        return Ok(());
-                    }
-                    return too_slow(&mut stream);
-                }
+                    ) => {}
                 Err(e) => return Err(e),
             }
         }
