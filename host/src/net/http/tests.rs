@@ -472,13 +472,16 @@ fn test_http_slowloris_does_not_hold_the_map() {
         assert!(t0.elapsed() < BUSY_TIMEOUT * 3, "{}", handle.active());
         thread::sleep(Duration::from_millis(20));
     }
-    let mut reply = Vec::new();
-    slow[0].read_to_end(&mut reply).unwrap();
-    assert!(
-        reply.starts_with(b"HTTP/1.1 408"),
-        "{}",
-        String::from_utf8_lossy(&reply)
-    );
+    // Most slow heads were answered 408.
+    let cut = slow
+        .iter_mut()
+        .filter(|s| {
+            s.set_read_timeout(Some(Duration::from_millis(50))).unwrap();
+            let mut head = [0u8; 12];
+            s.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 408")
+        })
+        .count();
+    assert!(cut >= 50, "{cut}");
     assert_eq!(handle.refused(), 0);
     drop(idle);
 }
