@@ -388,7 +388,7 @@ fn tracker() {
     let f = ReceivedFrame::new(&msg, bb(1000))
         .with_signal(-10.0)
         .with_repaired_bits(0);
-    keep(t.update(&f, 1000));
+    keep(t.update(&f));
     keep((
         t.is_known(0x406B90, 1000),
         t.expire(bb(90_000)),
