@@ -39,6 +39,7 @@ pub extern "C" fn _start() -> ! {
     rds();
     fm();
     am();
+    rng();
     loop {
         keep(());
     }
@@ -725,4 +726,10 @@ impl embedded_io::Write for Sink {
     fn flush(&mut self) -> Result<(), Self::Error> {
         Ok(())
     }
+}
+
+fn rng() {
+    let mut r = airwaves_core::rng::Rng::new(bb(1));
+    keep((r.next_u64(), r.uniform(), r.range(bb(-1.0), bb(1.0))));
+    keep((r.below(bb(10)), r.normal(), r.clone()));
 }
