@@ -9,6 +9,7 @@ pub mod dsp;
 pub mod fm;
 pub mod modes;
 pub mod rds;
+pub mod rng;
 #[cfg(test)]
 pub(crate) mod testing;
 

@@ -39,6 +39,7 @@ pub extern "C" fn _start() -> ! {
     rds();
     fm();
     am();
+    rng();
     loop {
         keep(());
     }
@@ -388,7 +389,7 @@ fn tracker() {
     let f = ReceivedFrame::new(&msg, bb(1000))
         .with_signal(-10.0)
         .with_repaired_bits(0);
-    keep(t.update(&f, 1000));
+    keep(t.update(&f));
     keep((
         t.is_known(0x406B90, 1000),
         t.expire(bb(90_000)),
@@ -725,4 +726,10 @@ impl embedded_io::Write for Sink {
     fn flush(&mut self) -> Result<(), Self::Error> {
         Ok(())
     }
+}
+
+fn rng() {
+    let mut r = airwaves_core::rng::Rng::new(bb(1));
+    keep((r.next_u64(), r.uniform(), r.range(bb(-1.0), bb(1.0))));
+    keep((r.below(bb(10)), r.normal(), r.clone()));
 }

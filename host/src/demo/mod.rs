@@ -46,7 +46,7 @@ use airwaves_core::modes::adsb::{Callsign, Category};
 use airwaves_core::modes::cpr::Position;
 use airwaves_core::modes::modulate::Modulator;
 
-use crate::sim::scene::Rng;
+use airwaves_core::rng::Rng;
 use render::Renderer;
 use sky::{FlightKind, Sky, bearing_distance};
 use transponder::{Transmission, Transponders};

@@ -29,7 +29,7 @@ use airwaves_core::C32;
 use airwaves_core::dsp::design::{kaiser_beta, lowpass_f32};
 use airwaves_core::modes::modulate::{Burst, Modulator, Quantiser};
 
-use crate::sim::scene::Rng;
+use airwaves_core::rng::Rng;
 
 /// Noise table length, complex samples (1 MiB as `C32`).
 pub const TABLE_LEN: usize = 1 << 17;

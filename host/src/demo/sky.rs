@@ -50,7 +50,7 @@ use airwaves_core::modes::adsb::{Callsign, Category};
 use airwaves_core::modes::cpr::Position;
 
 use super::DemoConfig;
-use crate::sim::scene::Rng;
+use airwaves_core::rng::Rng;
 
 /// Length of one motion step, s.
 pub const STEP_S: f64 = 0.25;

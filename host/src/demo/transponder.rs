@@ -49,7 +49,8 @@ use airwaves_core::modes::frame::{
 };
 
 use super::sky::{Flight, Sky, advance, bearing_distance, wrap360};
-use crate::sim::scene::{Rng, df17, df17_position, df17_velocity, emit};
+use crate::sim::scene::{df17, df17_position, df17_velocity, emit};
+use airwaves_core::rng::Rng;
 
 /// Nanoseconds per second.
 const NS: f64 = 1e9;

@@ -244,6 +244,7 @@ pub fn listen_beast_in(addr: SocketAddr, sink: BeastInSink) -> io::Result<Listen
 mod test {
     use super::*;
     use airwaves_core::modes::encode::{BEAST_MAX_LEN, Timestamp, encode_beast};
+    use airwaves_core::rng::Rng;
     use std::io::Write;
     use std::sync::mpsc::{Receiver, sync_channel};
     use std::time::Instant;
@@ -259,20 +260,6 @@ mod test {
         out[..n].to_vec()
     }
 
-    /// xorshift64: reproducible garbage.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn byte(&mut self) -> u8 {
-            (self.next() >> 32) as u8
-        }
-    }
-
     /// A frame expected out of the decoder: bytes, ticks, signal.
     type Expected = (Vec<u8>, u64, u8);
 
@@ -282,7 +269,7 @@ mod test {
     /// before the next start. Returns the stream, the expected frames and
     /// the number of truncated messages.
     fn mixed_stream() -> (Vec<u8>, Vec<Expected>, u64) {
-        let mut rng = Rng(0x0123_4567_89AB_CDEF);
+        let mut rng = Rng::new(0x0123_4567_89AB_CDEF);
         let mut frames = vec![
             (LONG.to_vec(), 0x1A_1A1A_0001, 0x1A),
             (SHORT.to_vec(), 7, 200),
@@ -300,15 +287,15 @@ mod test {
             stream.extend_from_slice(&msg);
             want.push((f.clone(), (t + round) & 0xFFFF_FFFF_FFFF, *s));
             // Junk between messages.
-            for _ in 0..(rng.next() % 20) {
-                let b = rng.byte();
+            for _ in 0..rng.below(20) {
+                let b = rng.below(256) as u8;
                 stream.push(if b == 0x1A { 0x00 } else { b });
             }
             stream.extend_from_slice(&[0x1A, 0x00, 0xFF, 0x1A, b'9']);
             stream.extend_from_slice(&[0x1A, b'4', 1, 2, 3, 4]);
             if round % 3 == 0 {
                 // Cut inside the timestamp or frame.
-                let cut = 3 + (rng.next() % (msg.len() as u64 - 4)) as usize;
+                let cut = 3 + rng.below(msg.len() as u64 - 4) as usize;
                 let mut part = msg[..cut].to_vec();
                 if part.last() == Some(&0x1A)
                     && part.iter().rev().take_while(|&&b| b == 0x1A).count() % 2 == 1
@@ -458,14 +445,14 @@ mod test {
         // 10 MB of random bytes (0x1A and type bytes included), then 40
         // zeros that end any message the garbage started.
         let mut flood = TcpStream::connect(addr).unwrap();
-        let mut rng = Rng(42);
+        let mut rng = Rng::new(42);
         let mut chunk = vec![0u8; 64 * 1024];
         for _ in 0..160 {
             for b in chunk.iter_mut() {
-                *b = match rng.next() % 16 {
+                *b = match rng.below(16) {
                     0 => 0x1A,
                     1 => b'3',
-                    _ => rng.byte(),
+                    _ => rng.below(256) as u8,
                 };
             }
             flood.write_all(&chunk).unwrap();

@@ -96,6 +96,7 @@ use airwaves_core::modes::frame::{
     AltitudeCode, Capability, FlightStatus, Frame, IdentityCode, InterrogatorCode, Repr,
 };
 use airwaves_core::modes::modulate::{Burst, Modulator, Quantiser};
+use airwaves_core::rng::Rng;
 
 /// What to generate. [`Default`] gives a 10 s, 2.4 MS/s scene with 1000
 /// Mode S replies per second.
@@ -262,7 +263,7 @@ pub fn generate(
     // xin[i] is the filter input at absolute sample c0 − d + i.
     let mut xin = vec![C32::new(0.0, 0.0); n + 2 * d];
     for x in &mut xin[..2 * d] {
-        *x = noise.complex_normal(sigma_in);
+        *x = complex_normal(&mut noise, sigma_in);
     }
     let mut y = vec![C32::new(0.0, 0.0); n];
     let mut bytes = vec![0u8; 2 * n];
@@ -298,7 +299,7 @@ pub fn generate(
             }
         }
         for x in region.iter_mut() {
-            *x += noise.complex_normal(sigma_in);
+            *x += complex_normal(&mut noise, sigma_in);
         }
         for (j, yj) in y[..len].iter_mut().enumerate() {
             let mut acc = C32::new(0.0, 0.0);
@@ -415,83 +416,16 @@ impl Event {
     }
 }
 
-/// xoshiro256++ seeded by SplitMix64 (Blackman & Vigna), so scenes are
-/// reproducible without external crates (shared with [`demo`](crate::demo)).
-#[derive(Debug, Clone)]
-pub(crate) struct Rng {
-    s: [u64; 4],
-    /// The second Box–Muller output, kept for the next call.
-    spare: Option<f64>,
+/// Complex Gaussian with standard deviation `sigma` per component.
+fn complex_normal(rng: &mut Rng, sigma: f32) -> C32 {
+    let i = rng.normal() as f32;
+    let q = rng.normal() as f32;
+    C32::new(sigma * i, sigma * q)
 }
 
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Self {
-        let mut z = seed;
-        let mut next = || {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            x ^ (x >> 31)
-        };
-        Self {
-            s: [next(), next(), next(), next()],
-            spare: None,
-        }
-    }
-
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        let s = &mut self.s;
-        let r = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
-        let t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        r
-    }
-
-    /// Uniform in [0, 1).
-    pub(crate) fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// Uniform in [lo, hi).
-    pub(crate) fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.uniform()
-    }
-
-    /// Uniform integer in 0..n (n > 0).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// Standard normal (Box–Muller, both outputs used).
-    pub(crate) fn normal(&mut self) -> f64 {
-        if let Some(v) = self.spare.take() {
-            return v;
-        }
-        let u1 = 1.0 - self.uniform(); // (0, 1]
-        let u2 = self.uniform();
-        let r = (-2.0 * u1.ln()).sqrt();
-        let (s, c) = (TAU * u2).sin_cos();
-        self.spare = Some(r * s);
-        r * c
-    }
-
-    /// Complex Gaussian with standard deviation `sigma` per component.
-    fn complex_normal(&mut self, sigma: f32) -> C32 {
-        let i = self.normal() as f32;
-        let q = self.normal() as f32;
-        C32::new(sigma * i, sigma * q)
-    }
-
-    /// Exponential with mean `1 / rate`.
-    fn exponential(&mut self, rate: f64) -> f64 {
-        -(1.0 - self.uniform()).ln() / rate
-    }
+/// Exponential with mean `1 / rate`.
+fn exponential(rng: &mut Rng, rate: f64) -> f64 {
+    -(1.0 - rng.uniform()).ln() / rate
 }
 
 /// One aircraft of the population.
@@ -728,7 +662,7 @@ impl Traffic {
 
     fn arrival(&mut self, from: f64, rate: f64) -> f64 {
         if rate > 0.0 {
-            from + self.rng.exponential(rate)
+            from + exponential(&mut self.rng, rate)
         } else {
             f64::INFINITY
         }
