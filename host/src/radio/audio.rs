@@ -869,6 +869,9 @@ mod test {
         for b in x.chunks(101) {
             p.push_all(b, 1, true, &alive);
         }
+        // The end mark: without it a reader that ran dry near the end waits
+        // for a refill of 37 samples that never comes.
+        p.finish();
         let _ = reader.join().unwrap();
         assert_eq!(p.stats().overruns, 0);
     }
