@@ -78,14 +78,20 @@ pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
     // scene can be made and both can be opened.
     cfg.validate().map_err(CommandError::Io)?;
     let [out, truth] = open_outputs([&args.out, &args.truth])?;
-    // Which file a write error came from: each writer records its own.
-    let mut o = Named::new(out, &args.out);
-    let mut t = Named::new(truth, &args.truth);
+    // Which file a write error came from: each writer notes its own.
+    let mut o = Noted::new(out);
+    let mut t = Noted::new(truth);
     let s = generate(&cfg, &mut o, &mut t)
         .and_then(|s| o.flush().and(t.flush()).map(|()| s))
-        .map_err(|source| match o.failed.take().or(t.failed.take()) {
-            Some(path) => CommandError::Write { path, source },
-            None => CommandError::Io(source),
+        .map_err(|source| {
+            let failed = [(o.failed, &args.out), (t.failed, &args.truth)];
+            match failed.into_iter().find(|f| f.0) {
+                Some((_, path)) => CommandError::Write {
+                    path: path.clone(),
+                    source,
+                },
+                None => CommandError::Io(source),
+            }
         })?;
     eprintln!(
         "scene: {} samples, {} Mode S ({} overlapped), {} Mode A/C, {} clipped values",
@@ -140,31 +146,27 @@ fn open_outputs<const N: usize>(paths: [&Path; N]) -> Result<[File; N], CommandE
         .unwrap_or_else(|_| unreachable!("one file per path")))
 }
 
-/// A buffered file that remembers its path when a write fails.
-struct Named<'a> {
+/// A buffered file that notes whether a write to it failed.
+struct Noted {
     file: std::io::BufWriter<File>,
-    path: &'a Path,
-    failed: Option<std::path::PathBuf>,
+    failed: bool,
 }
 
-impl<'a> Named<'a> {
-    fn new(file: File, path: &'a Path) -> Self {
-        Named {
+impl Noted {
+    fn new(file: File) -> Self {
+        Noted {
             file: std::io::BufWriter::new(file),
-            path,
-            failed: None,
+            failed: false,
         }
     }
 
     fn note<T>(&mut self, r: std::io::Result<T>) -> std::io::Result<T> {
-        if r.is_err() {
-            self.failed = Some(self.path.to_path_buf());
-        }
+        self.failed |= r.is_err();
         r
     }
 }
 
-impl Write for Named<'_> {
+impl Write for Noted {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let r = self.file.write(buf);
         self.note(r)

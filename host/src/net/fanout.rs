@@ -23,9 +23,10 @@
 //!   disconnects every client;
 //! - **stalled**: its buffer has held bytes that its writer could not
 //!   take for [`STALL_TIMEOUT`] (the writer is blocked on a socket whose
-//!   peer reads nothing), or its socket took no byte for as long. The socket's kernel send buffer is capped at
-//!   [`SEND_BUFFER`], so a client that stopped reading holds little of
-//!   ours and is found within seconds, as readsb does, not after megabytes.
+//!   peer reads nothing), or its socket took no byte for as long. The
+//!   socket's kernel send buffer is capped at [`SEND_BUFFER`], so a client
+//!   that stopped reading holds little of ours and is found within
+//!   seconds, as readsb does, not after megabytes.
 //!
 //! Writers notice a peer that closed within [`IDLE_CHECK`] even when
 //! nothing is published (they look for EOF while idle, discarding any
@@ -105,7 +106,8 @@ impl ByteRing {
         while cap < need {
             cap *= 2;
         }
-        let mut grown = vec![0; cap.min(self.limit).max(need)];
+        // `need <= limit` (the caller's check), so the limit still fits it.
+        let mut grown = vec![0; cap.min(self.limit)];
         let n = self.pop_into(&mut grown);
         self.buf = grown;
         self.head = 0;

@@ -124,17 +124,12 @@ pub fn open(
     if !valid_sample_rate(sample_rate) {
         return Err(FileError::Setting(SettingError::SampleRate(sample_rate)));
     }
-    let file = crate::source::open_recording(path).map_err(|e| FileError::Io {
+    let io = |source| FileError::Io {
         path: path.to_owned(),
-        source: e,
-    })?;
-    let len = file
-        .metadata()
-        .map_err(|e| FileError::Io {
-            path: path.to_owned(),
-            source: e,
-        })?
-        .len();
+        source,
+    };
+    let file = crate::source::open_recording(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
     let rate = Arc::new(AtomicU32::new(sample_rate));
     let source = FileSource {
         file,
