@@ -1,6 +1,8 @@
 //! The feeder's source thread: I/Q from a dongle, an rtl_tcp server, a
-//! file or the simulated sky, read straight into a free buffer of the
-//! ring ([`SampleSource::read`] on the grant: no copy in between).
+//! file or the simulated sky, into the ring. A dongle streams on this
+//! thread, each USB transfer copied once into a free ring buffer
+//! ([`SampleSource::fill`]); the others are read straight into a free
+//! buffer ([`SampleSource::read`] on the grant: no copy in between).
 //!
 //! A live source never waits for the decoder: when every ring buffer is
 //! still held, what it delivers is read into a scratch buffer, dropped and
@@ -13,7 +15,9 @@
 
 use super::cpu;
 use crate::ring::Producer;
-use crate::source::{CHUNK, SampleSource, Source, SourceArgs, SourceError, Tuning, read_into_ring};
+use crate::source::{
+    CHUNK, Progress, SampleSource, Source, SourceArgs, SourceError, Tuning, read_into_ring,
+};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
@@ -89,6 +93,28 @@ fn run(input: Input, mut producer: Producer, shared: &Shared, quiet: bool) -> En
             last_cpu = Instant::now();
         }
     };
+    // A dongle streams on this thread straight into the ring: one copy.
+    let filled = {
+        let mut progress = |p: Progress| {
+            shared.bytes.fetch_add(p.bytes as u64, Ordering::Relaxed);
+            shared
+                .device_lost_bytes
+                .store(p.lost_bytes, Ordering::Relaxed);
+            account(shared, false);
+        };
+        source.fill(&mut producer, &shared.stop, &mut progress)
+    };
+    match filled {
+        Ok(false) => {}
+        Ok(true) => {
+            account(shared, true);
+            return End::Finished;
+        }
+        Err(e) => {
+            account(shared, true);
+            return End::Failed(e);
+        }
+    }
     // Where a live source's bytes go when every ring buffer is held: read
     // (the source keeps its pace) and counted as dropped.
     let mut scratch = if lossless {

@@ -11,18 +11,21 @@
 //!   dropped and counted ([`crate::ring::RingStats::bytes_dropped`]): memory
 //!   is the ring's fixed pool and the bus never waits for the consumer.
 //!   Device loss ends the run with a typed [`StreamError`] in [`ReaderEnd`].
-//! - [`LiveDongle`]: what a long-running receiver uses. It owns the device
-//!   and a [`Reopener`]; when a run ends with an error (NoDevice, a repeated
-//!   stall, …) it reopens the same stick by serial with backoff, re-applies
-//!   the settings, restarts the stream, and counts the gap (time and an
-//!   estimate of the samples lost) in [`LiveStats`]. It never ends by itself
-//!   unless [`ReopenPolicy::max_attempts`] runs out.
+//! - [`LiveDongle`]: what a long-running receiver uses. It reads through a
+//!   [`DongleStream`], or streams on the caller's thread straight into the
+//!   caller's ring ([`LiveDongle::stream_into`]: one copy from the USB
+//!   transfer to the decoder's buffer, what the feeder does). It owns the
+//!   device and a [`Reopener`]; when a run ends with an error (NoDevice, a
+//!   repeated stall, …) it reopens the same stick by serial with backoff,
+//!   re-applies the settings, restarts the stream, and counts the gap (time
+//!   and an estimate of the samples lost) in [`LiveStats`]. It never ends by
+//!   itself unless [`ReopenPolicy::max_attempts`] runs out.
 
 use super::device::{Device, Selector};
 use super::reopen::Reopener;
 use super::usb::UsbError;
 use super::{Error, Result};
-use crate::ring::{self, Consumer, PopError, RingStats};
+use crate::ring::{self, Consumer, PopError, Producer, RingStats};
 use crate::usb_async::{Flow, StopReason, StreamConfig, StreamError, StreamStats};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -216,6 +219,16 @@ pub struct LiveStats {
     pub short_transfers: u64,
 }
 
+/// What [`LiveDongle::stream_into`] reports per USB transfer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Bytes of this transfer (queued in the ring, or dropped and counted
+    /// there when every buffer was held).
+    pub bytes: usize,
+    /// Estimated bytes lost in reopen gaps since the stream started.
+    pub lost_bytes: u64,
+}
+
 /// A dongle that keeps streaming: reopened by serial after a loss, with
 /// the gap counted and reported.
 pub struct LiveDongle {
@@ -302,7 +315,11 @@ impl LiveDongle {
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<Option<R>> {
         let Some(stream) = self.stream.as_mut() else {
-            self.recover(StreamError::NoDevice)?;
+            // After a stream_into, or a failed restart.
+            match self.device.as_mut() {
+                Some(dev) => self.stream = Some(DongleStream::start(dev, &self.opts)?),
+                None => self.recover(StreamError::NoDevice)?,
+            }
             return Ok(None);
         };
         let mut n = 0;
@@ -369,6 +386,20 @@ impl LiveDongle {
 
     /// Reopen after `error`, restart the stream, count the gap.
     fn recover(&mut self, error: StreamError) -> Result<()> {
+        self.reopen(error)?;
+        let Some(dev) = self.device.as_mut() else {
+            return Err(Error::Usb {
+                op: "start streaming",
+                source: UsbError::NoDevice,
+            });
+        };
+        self.stream = Some(DongleStream::start(dev, &self.opts)?);
+        Ok(())
+    }
+
+    /// Reopen the stick after `error` (by serial, with backoff, settings
+    /// re-applied) and count the gap since the last data.
+    fn reopen(&mut self, error: StreamError) -> Result<()> {
         if self.policy.max_attempts == 0 {
             let source = match error {
                 StreamError::NoDevice => UsbError::NoDevice,
@@ -397,9 +428,8 @@ impl LiveDongle {
         let back = self
             .reopener
             .reopen(self.policy.max_attempts, std::thread::sleep)?;
-        let mut dev = back.device;
-        self.rate = dev.sample_rate();
-        let stream = DongleStream::start(&mut dev, &self.opts)?;
+        self.rate = back.device.sample_rate();
+        self.device = Some(back.device);
         let gap = self.last_data.elapsed().as_secs_f64();
         self.stats.gaps += 1;
         self.stats.gap_seconds += gap;
@@ -412,13 +442,72 @@ impl LiveDongle {
                 (gap * f64::from(self.rate)) as u64
             );
         }
-        self.device = Some(dev);
-        self.stream = Some(stream);
         Ok(())
     }
 
-    /// Restart the stream (FIFO reset), discarding what was queued.
-    pub fn restart(&mut self) -> Result<()> {
+    /// Stream on the calling thread straight into a consumer's ring until
+    /// `stop` is set or the ring's consumer goes away: each USB transfer
+    /// is copied once, into the ring's next free buffer (the one copy
+    /// between the bus and the decoder); a transfer that finds no free
+    /// buffer is dropped and counted in the ring's stats, so the bus never
+    /// waits. The stream of the dongle's own ring is stopped first and
+    /// what it held is discarded. A lost stick is reopened as in
+    /// [`next_with`](Self::next_with), the gap counted; `progress` sees each
+    /// transfer's bytes and the bytes lost in gaps so far.
+    ///
+    /// # Errors
+    /// The stick refuses to stream, or the reopen policy gives up.
+    pub fn stream_into(
+        &mut self,
+        producer: &mut Producer,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<()> {
+        self.stop_stream();
+        loop {
+            if stop.load(Ordering::Relaxed) || !producer.consumer_alive() {
+                return Ok(());
+            }
+            let Some(dev) = self.device.as_mut() else {
+                self.reopen(StreamError::NoDevice)?;
+                continue;
+            };
+            let mut reader = dev.bulk_reader(&self.opts.usb())?;
+            dev.reset_buffer()?;
+            let lost_bytes = self.stats.gap_bytes;
+            let mut last_data = Instant::now();
+            let mut sink = |bytes: &[u8]| {
+                last_data = Instant::now();
+                producer.push(bytes);
+                progress(Progress {
+                    bytes: bytes.len(),
+                    lost_bytes,
+                });
+                if producer.consumer_alive() {
+                    Flow::Continue
+                } else {
+                    Flow::Stop
+                }
+            };
+            let result = reader.run(stop, &mut sink);
+            let end = ReaderEnd {
+                result,
+                stats: reader.stats(),
+            };
+            drop(reader);
+            self.last_data = last_data;
+            self.stats.bytes += end.stats.bytes;
+            self.absorb(&end, RingStats::default());
+            match end.result {
+                Ok(_) => return Ok(()),
+                Err(e) => self.reopen(e)?,
+            }
+        }
+    }
+
+    /// Stop the running stream, discarding what it queued, and count its
+    /// run.
+    fn stop_stream(&mut self) {
         self.pending.clear();
         self.pending_pos = 0;
         if let Some(stream) = self.stream.take() {
@@ -427,6 +516,11 @@ impl LiveDongle {
             self.absorb(&end, ring);
         }
         self.last_data = Instant::now();
+    }
+
+    /// Restart the stream (FIFO reset), discarding what was queued.
+    pub fn restart(&mut self) -> Result<()> {
+        self.stop_stream();
         match self.device.as_mut() {
             Some(dev) => {
                 self.rate = dev.sample_rate();
@@ -439,11 +533,7 @@ impl LiveDongle {
 
     /// Stop streaming and close the device.
     pub fn close(mut self) -> Result<LiveStats> {
-        if let Some(stream) = self.stream.take() {
-            let ring = stream.ring_stats();
-            let end = stream.stop();
-            self.absorb(&end, ring);
-        }
+        self.stop_stream();
         let stats = self.stats;
         match self.device.take() {
             Some(dev) => dev.close().map(|()| stats),
@@ -467,6 +557,14 @@ mod test {
         dev.set_sample_rate(2_400_000).unwrap();
         dev.set_test_mode(true).unwrap();
         (dev, fake, Selector::Fake(cfg))
+    }
+
+    /// The emulator `spec` streaming as a quiet [`LiveDongle`].
+    fn live_dongle(spec: &str, policy: ReopenPolicy) -> LiveDongle {
+        let (dev, _fake, selector) = counter_dongle(spec);
+        LiveDongle::start(dev, &selector, small(), policy)
+            .unwrap()
+            .quiet(true)
     }
 
     fn small() -> StreamOptions {
@@ -618,10 +716,7 @@ mod test {
     #[test]
     fn test_read_timeout_any_buffer_size_keeps_the_counter_continuous() {
         // Real time: 16 ring buffers are 0.2 s of slack on a loaded machine.
-        let (dev, _fake, selector) = counter_dongle("r820t");
-        let mut live = LiveDongle::start(dev, &selector, small(), ReopenPolicy::default())
-            .unwrap()
-            .quiet(true);
+        let mut live = live_dongle("r820t", ReopenPolicy::default());
         let mut check = CounterCheck::default();
         // Larger than a ring buffer (one whole buffer per read), smaller
         // (split, the rest kept), odd (whole pairs only), and tiny.
@@ -656,11 +751,98 @@ mod test {
     }
 
     #[test]
-    fn test_policy_zero_ends_with_gone() {
-        let (dev, _fake, selector) = counter_dongle("r820t,fast,fault=nodevice@1");
-        let mut live = LiveDongle::start(dev, &selector, small(), ReopenPolicy { max_attempts: 0 })
+    fn test_stream_into_the_consumers_ring_one_copy_through_a_reopen() {
+        // The emulated stick is lost after 5 transfers of each life; the
+        // stream goes on into the same ring, the counter continuous within
+        // every buffer, until the consumer (another thread) goes away.
+        let spec = "r820t,speed=10,serial=INTO01,fault=nodevice@5";
+        let mut live = live_dongle(spec, ReopenPolicy { max_attempts: 3 });
+        let (mut producer, mut consumer) = ring::ring(8, 65_536).unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut buffers = 0;
+            let mut gaps_within = 0;
+            while buffers < 14 {
+                let b = consumer
+                    .pop_timeout(Duration::from_secs(10))
+                    .expect("a buffer");
+                let mut c = CounterCheck::default();
+                c.feed(&b);
+                gaps_within += c.gaps;
+                assert_eq!(b.len(), 65_536);
+                buffers += 1;
+            }
+            gaps_within
+        });
+        let stop = AtomicBool::new(false);
+        let mut delivered = 0u64;
+        let mut lost = 0;
+        live.stream_into(&mut producer, &stop, &mut |p| {
+            delivered += p.bytes as u64;
+            lost = p.lost_bytes;
+        })
+        .unwrap();
+        assert_eq!(reader.join().unwrap(), 0);
+        let s = live.stats();
+        // Two losses in 14 buffers of 5 per life, each gap counted.
+        assert!(s.gaps >= 2, "{s:?}");
+        assert!(lost > 0 && lost <= s.gap_bytes, "{lost} {s:?}");
+        assert!(delivered >= 14 * 65_536, "{delivered}");
+        assert_eq!(s.bytes, delivered);
+        // What the ring could not take was dropped and counted there.
+        let r = producer.stats();
+        assert_eq!(r.bytes_written + r.bytes_dropped, delivered);
+        // The settings survived the reopens; reading afterwards starts the
+        // dongle's own stream again.
+        assert_eq!(
+            live.device().unwrap().settings().sample_rate,
+            Some(2_400_000)
+        );
+        let mut buf = vec![0u8; 65_536];
+        let t0 = Instant::now();
+        while live
+            .read_timeout(&mut buf, Duration::from_secs(1))
             .unwrap()
-            .quiet(true);
+            .is_none()
+        {
+            assert!(t0.elapsed() < Duration::from_secs(10));
+        }
+        live.close().unwrap();
+    }
+
+    #[test]
+    fn test_stream_into_stops_on_request() {
+        let mut live = live_dongle("r820t,speed=10", ReopenPolicy::default());
+        let (mut producer, mut consumer) = ring::ring(4, 65_536).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut check = CounterCheck::default();
+        let mut transfers = 0;
+        live.stream_into(&mut producer, &stop, &mut |_| {
+            // Read on this thread: nothing is ever dropped.
+            while let Some(b) = consumer.try_pop() {
+                check.feed(&b);
+            }
+            transfers += 1;
+            if transfers == 20 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        })
+        .unwrap();
+        while let Some(b) = consumer.try_pop() {
+            check.feed(&b);
+        }
+        assert!(transfers >= 20);
+        assert_eq!((check.gaps, check.lost), (0, 0));
+        assert_eq!(check.bytes, transfers * 65_536);
+        assert_eq!(producer.stats().bytes_dropped, 0);
+        live.close().unwrap();
+    }
+
+    #[test]
+    fn test_policy_zero_ends_with_gone() {
+        let mut live = live_dongle(
+            "r820t,fast,fault=nodevice@1",
+            ReopenPolicy { max_attempts: 0 },
+        );
         let err = loop {
             match live.next_with(Duration::from_secs(5), |_| ()) {
                 Ok(_) => {}

@@ -3,17 +3,22 @@
 //! [`SampleSource`] is a stream of interleaved unsigned 8-bit I/Q (`.cu8`:
 //! I, Q, I, Q…) that a consumer reads into its own buffer: the feeder
 //! straight into a free buffer of its ring, the rtl_tcp server into its
-//! ring, `fm`/`am`/`record` into one reused buffer. Every source
-//! implements it:
+//! ring, `fm`/`am`/`record` into one reused buffer. A source with a
+//! stream of its own may instead fill the consumer's ring itself
+//! ([`SampleSource::fill`]): the feeder's dongle path, where each USB
+//! transfer is copied once, into the ring. Every source implements it:
 //!
 //! - [`Source`]: what the command line names ([`SourceArgs`]): a dongle
 //!   (`--device INDEX|SERIAL`, default 0), the built-in emulator
 //!   (`--fake-device SPEC`), an rtl_tcp server (`--rtl-tcp HOST:PORT`) or
 //!   a recording (`--ifile FILE.cu8|-`, paced with `--throttle`), tuned by
-//!   [`Tuning`]. A dongle streams through a reader thread and its buffer
-//!   ring ([`crate::rtl::stream::LiveDongle`]), which copies each ring
-//!   buffer straight into the reader's; a lost stick is reopened by serial
-//!   and the gap reported ([`Source::stats`]) without ending the stream.
+//!   [`Tuning`]. A dongle ([`crate::rtl::stream::LiveDongle`]) either
+//!   fills the consumer's ring from the consumer's source thread
+//!   ([`SampleSource::fill`]: the one copy, transfer → ring) or, read with
+//!   [`SampleSource::read`], streams through a reader thread and a ring of
+//!   its own, each buffer copied into the reader's; a lost stick is
+//!   reopened by serial and the gap reported ([`Source::stats`]) without
+//!   ending the stream.
 //! - [`crate::demo::PacedSky`]: the simulated sky, rendered at its sample
 //!   rate.
 //! - [`crate::rtltcp::file::FileSource`] and
@@ -33,11 +38,13 @@ use crate::rtl::counter::CounterCheck;
 use crate::rtl::device::{Device, Selector};
 use crate::rtl::fake::FakeConfig;
 use crate::rtl::r82xx;
+pub use crate::rtl::stream::Progress;
 use crate::rtl::stream::{LiveDongle, LiveStats, ReopenPolicy, StreamOptions};
 use crate::rtltcp::client::{Client, ClientError};
 use file::FileReader;
 use std::fmt;
 use std::io::{Read, Write};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 pub use tuning::{Tuning, tune_device, tuning_commands};
 
@@ -65,6 +72,23 @@ pub trait SampleSource: Send {
     /// restarts its clock). Sources with nothing to reset do nothing.
     fn start(&mut self) -> Result<(), Self::Error> {
         Ok(())
+    }
+
+    /// Fill the consumer's ring from the calling thread until `stop` is set,
+    /// the ring's consumer goes away or the stream ends, where the source
+    /// can do it with fewer copies than [`read`](Self::read) (a dongle:
+    /// each USB transfer copied once, straight into the ring's next free
+    /// buffer; one that finds none is dropped and counted in the ring).
+    /// `progress` sees each delivery. `Ok(false)`: this source is read with
+    /// [`read`](Self::read) instead, and nothing was done.
+    fn fill(
+        &mut self,
+        producer: &mut Producer,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<bool, Self::Error> {
+        let _ = (producer, stop, progress);
+        Ok(false)
     }
 
     /// Bytes lost before [`read`](Self::read) could see them: a dongle's
@@ -289,6 +313,28 @@ impl SampleSource for Source {
         };
         self.bytes += n as u64;
         Ok(n)
+    }
+
+    /// A dongle streams on this thread into the ring (one copy); other
+    /// sources decline.
+    fn fill(
+        &mut self,
+        producer: &mut Producer,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<bool, SourceError> {
+        match &mut self.kind {
+            Kind::Dongle(live) => {
+                let bytes = &mut self.bytes;
+                live.stream_into(producer, stop, &mut |p| {
+                    *bytes += p.bytes as u64;
+                    progress(p);
+                })
+                .map_err(SourceError::Rtl)?;
+                Ok(true)
+            }
+            Kind::RtlTcp(_) | Kind::File(_) => Ok(false),
+        }
     }
 
     fn lost_bytes(&self) -> u64 {
