@@ -38,6 +38,7 @@ use airwaves_core::modes::frame::{
     AltitudeCode, Capability, FlightStatus, Frame, IdentityCode, InterrogatorCode, Repr,
 };
 use airwaves_core::modes::modulate::{Burst, Modulator, Quantiser};
+use airwaves_core::rng::Rng;
 
 /// Length of the Mode S scene, µs.
 const MODES_US: f64 = 60_000.0;
@@ -213,35 +214,10 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) {
     std::fs::write(dir.join(name), bytes).unwrap_or_else(|e| panic!("write {name}: {e}"));
 }
 
-/// SplitMix64: a small, fixed, dependency-free random source.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut x = self.0;
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^ (x >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// A pair of independent standard normals (Box–Muller).
-    fn normal2(&mut self) -> (f64, f64) {
-        let r = (-2.0 * (1.0 - self.uniform()).ln()).sqrt();
-        let (s, c) = (TAU * self.uniform()).sin_cos();
-        (r * c, r * s)
-    }
-}
-
 /// The replies, in start order: each aircraft's nine replies spread over the
 /// scene with random gaps, then two deliberate overlaps.
 fn schedule() -> Vec<Reply> {
-    let mut rng = Rng(0x4149_5257_4156_4553);
+    let mut rng = Rng::new(0x4149_5257_4156_4553);
     let mut replies = Vec::with_capacity(FRAMES);
     // Interleave the aircraft: slot k carries kind k / 5 of aircraft k % 5,
     // so every AP reply comes after its aircraft's DF11 and DF17s.
@@ -422,9 +398,9 @@ fn render_modes(replies: &[Reply], rate: f64) -> Vec<u8> {
         m.add_mode_s(&r.bytes[..r.len], &burst, &mut y)
             .expect("frames are 7 or 14 bytes");
     }
-    let mut rng = Rng(0x6E6F_6973_6531_3039 ^ rate as u64);
+    let mut rng = Rng::new(0x6E6F_6973_6531_3039 ^ rate as u64);
     for v in &mut y {
-        let (i, q) = rng.normal2();
+        let (i, q) = (rng.normal(), rng.normal());
         *v += C32::new((sigma * i) as f32, (sigma * q) as f32);
     }
     let mut bytes = vec![0u8; 2 * n];

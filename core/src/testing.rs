@@ -1,5 +1,5 @@
 //! Test helpers shared by core's unit tests (compiled only for tests): f64
-//! measurement of tones, responses, a seeded RNG, the proptest
+//! measurement of tones, responses, the proptest
 //! configuration (smaller under miri), and hex test vectors.
 
 #![allow(dead_code)]
@@ -117,37 +117,6 @@ pub fn fir_response(h: &[f64], f: f64) -> f64 {
     libm::sqrt(re * re + im * im)
 }
 
-/// A seeded xorshift64* generator: uniform and Gaussian samples.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a fixed seed (any value; 0 is remapped).
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.max(1))
-    }
-    /// Next raw 64-bit value.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, 1).
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-    /// Standard normal (Box–Muller).
-    pub fn gauss(&mut self) -> f64 {
-        let u1 = self.uniform().max(1e-300);
-        let u2 = self.uniform();
-        libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * PI * u2)
-    }
-    /// `n` uniform values in [lo, hi).
-    pub fn uniform_vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-        (0..n).map(|_| lo + (hi - lo) * self.uniform()).collect()
-    }
-}
-
 /// `../shared/data/<rel>` beside the checkout, read whole.
 ///
 /// When it cannot be read, the test skips with a "skipping" line and
@@ -192,10 +161,32 @@ mod test {
             .collect();
         let (amp, dc, res) = fit_tone(&y, f);
         assert!((amp - 0.7).abs() < 1e-9 && (dc - 0.1).abs() < 1e-9 && res < 1e-9);
-        let mut rng = Rng::new(7);
-        let noisy: Vec<f64> = y.iter().map(|v| v + 0.007 * rng.gauss()).collect();
+        let mut rng = crate::rng::Rng::new(7);
+        let noisy: Vec<f64> = y.iter().map(|v| v + 0.007 * rng.normal()).collect();
         // Tone power 0.245, noise power 4.9e-5: 36.99 dB.
         let s = tone_sinad_db(&noisy, f);
         assert!((s - 36.99).abs() < 0.3, "{s}");
+    }
+}
+
+/// TEMPORARY (measurement only): the former test xorshift64*.
+pub struct OldRng(u64);
+impl OldRng {
+    pub fn new(seed: u64) -> Self {
+        OldRng(seed.max(1))
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    pub fn normal(&mut self) -> f64 {
+        let u1 = self.uniform().max(1e-300);
+        let u2 = self.uniform();
+        libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * PI * u2)
     }
 }

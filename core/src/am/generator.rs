@@ -21,7 +21,8 @@
 //! Audio sources: [`Tone`](crate::fm::generator::Tone) and
 //! [`VoiceLike`], a band-limited voice-like signal with pauses.
 
-use crate::fm::generator::{Gauss, quantise};
+use crate::fm::generator::quantise;
+use crate::rng::Rng;
 use core::f64::consts::PI;
 
 /// The modulation.
@@ -69,7 +70,7 @@ pub struct GeneratorConfig {
     pub cnr_bandwidth_hz: f64,
     /// Optional fading.
     pub fading: Option<Fading>,
-    /// Seed of the noise generator.
+    /// Seed of the noise generator ([`Rng::new`]).
     pub seed: u64,
 }
 
@@ -143,7 +144,7 @@ pub struct Generator {
 pub struct GeneratorState {
     n: u64,
     phase: f64,
-    rng: Gauss,
+    rng: Rng,
 }
 
 impl GeneratorState {
@@ -202,7 +203,7 @@ impl Generator {
         GeneratorState {
             n: 0,
             phase: 0.0,
-            rng: Gauss::new(self.cfg.seed),
+            rng: Rng::new(self.cfg.seed),
         }
     }
 
@@ -245,8 +246,8 @@ impl Generator {
             let mut im = amp * libm::sin(state.phase);
             state.phase = wrap(state.phase + dphi);
             if self.sigma > 0.0 {
-                re += self.sigma * state.rng.next();
-                im += self.sigma * state.rng.next();
+                re += self.sigma * state.rng.normal();
+                im += self.sigma * state.rng.normal();
             }
             *o = [quantise(re), quantise(im)];
             state.n += 1;

@@ -575,7 +575,7 @@ mod test {
         seed: u64,
         carrier: impl Fn(f64) -> f64,
     ) -> Vec<[u8; 2]> {
-        let mut rng = crate::testing::Rng::new(seed);
+        let mut rng = crate::rng::Rng::new(seed);
         let q = |v: f64| libm::round(v * 128.0 + 127.4).clamp(0.0, 255.0) as u8;
         (0..(FS as f64 * secs) as usize)
             .map(|i| {
@@ -584,8 +584,8 @@ mod test {
                 let a = carrier(t) * (1.0 + 0.5 * libm::sin(w * 1000.0 * t));
                 let ph = w * OFFSET * t;
                 [
-                    q(a * libm::cos(ph) + sigma * rng.gauss()),
-                    q(a * libm::sin(ph) + sigma * rng.gauss()),
+                    q(a * libm::cos(ph) + sigma * rng.normal()),
+                    q(a * libm::sin(ph) + sigma * rng.normal()),
                 ]
             })
             .collect()

@@ -435,14 +435,14 @@ pub fn mute(open: &[bool], y: &mut [f32]) {
 mod test {
     extern crate std;
     use super::*;
-    use crate::testing::Rng;
+    use crate::rng::Rng;
 
     /// Complex noise of power `n` plus a carrier of power `c`.
     fn sample(rng: &mut Rng, c: f64, n: f64) -> C32 {
         let s = libm::sqrt(n / 2.0);
         C32::new(
-            (libm::sqrt(c) + s * rng.gauss()) as f32,
-            (s * rng.gauss()) as f32,
+            (libm::sqrt(c) + s * rng.normal()) as f32,
+            (s * rng.normal()) as f32,
         )
     }
 
@@ -511,7 +511,7 @@ mod test {
         let per = n / b * band_hz;
         let mut acc = 0.0;
         for _ in 0..32 {
-            let g = rng.gauss();
+            let g = rng.normal();
             acc += g * g * per / 2.0;
         }
         (x, (c + acc / 16.0) as f32)
@@ -621,7 +621,7 @@ mod test {
         let d = crate::dsp::phase::Discriminator::new(0.5 / core::f32::consts::PI);
         let mut ds = Default::default();
         for _ in 0..fs as usize {
-            let x = C32::new(rng.gauss() as f32, rng.gauss() as f32);
+            let x = C32::new(rng.normal() as f32, rng.normal() as f32);
             let v = crate::dsp::SplitProcess::process(&d, &mut ds, x);
             assert!(!sq.process(&mut s, v));
         }
@@ -632,8 +632,8 @@ mod test {
             let f = 2500.0 * libm::sin(2.0 * core::f64::consts::PI * 1000.0 * i as f64 / fs);
             ph += 2.0 * core::f64::consts::PI * f / fs;
             let x = C32::new(
-                (libm::cos(ph) + 0.05 * rng.gauss()) as f32,
-                (libm::sin(ph) + 0.05 * rng.gauss()) as f32,
+                (libm::cos(ph) + 0.05 * rng.normal()) as f32,
+                (libm::sin(ph) + 0.05 * rng.normal()) as f32,
             );
             let v = crate::dsp::SplitProcess::process(&d, &mut ds, x);
             opened = sq.process(&mut s, v);

@@ -429,7 +429,8 @@ mod test {
 
     use super::*;
     use crate::dsp::fixed::q15_to_f32;
-    use crate::testing::{Rng, db};
+    use crate::rng::Rng;
+    use crate::testing::db;
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -757,7 +758,7 @@ mod test {
         let x: Vec<C32> = (0..n)
             .map(|k| {
                 let m = 0.1 + 0.05 * libm::sin(2.0 * PI * 3.0 / FS * k as f64);
-                tone_c(k, m) + C32::new(1e-3 * rng.gauss() as f32, 1e-3 * rng.gauss() as f32)
+                tone_c(k, m) + C32::new(1e-3 * rng.normal() as f32, 1e-3 * rng.normal() as f32)
             })
             .collect();
         let r = reference(&p, &x);

@@ -288,7 +288,7 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::testing::Rng;
+    use crate::rng::Rng;
     use proptest::prelude::*;
     use std::vec::Vec;
 

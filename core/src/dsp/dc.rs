@@ -295,7 +295,8 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::testing::{Rng, db, fit_tone};
+    use crate::rng::Rng;
+    use crate::testing::{db, fit_tone};
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;

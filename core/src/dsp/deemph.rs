@@ -354,7 +354,8 @@ mod test {
 
     use super::*;
     use crate::dsp::fixed::{f32_to_q15, q15_to_f32};
-    use crate::testing::{Rng, db, fit_tone};
+    use crate::rng::Rng;
+    use crate::testing::{db, fit_tone};
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -489,7 +490,8 @@ mod test {
             // −6 dBFS 1 kHz tone plus a little noise (exercises all bits).
             let xq: Vec<i16> = (0..n)
                 .map(|k| {
-                    let v = 0.5 * libm::sin(2.0 * PI * 1000.0 / fs * k as f64) + 0.01 * rng.gauss();
+                    let v =
+                        0.5 * libm::sin(2.0 * PI * 1000.0 / fs * k as f64) + 0.01 * rng.normal();
                     f32_to_q15(v as f32)
                 })
                 .collect();

@@ -418,7 +418,8 @@ mod test {
     use super::*;
     use crate::dsp::fir::{Decimator, DecimatorState, Fir};
     use crate::dsp::fixed::f32_to_q15;
-    use crate::testing::{Rng, db, fir_response, fit_tone, proptest_config};
+    use crate::rng::Rng;
+    use crate::testing::{db, fir_response, fit_tone, proptest_config};
     use crate::{C32, Ci16};
     use core::f64::consts::PI;
     use proptest::prelude::*;
@@ -623,7 +624,7 @@ mod test {
         let df = Decimator::<_, 2>::new(Fir::new(hf));
         let dq = Decimator::<_, 2>::new(Fir::new(hq));
         let x: Vec<C32> = (0..n)
-            .map(|_| C32::new(rng.gauss() as f32 * 0.3, rng.gauss() as f32 * 0.3))
+            .map(|_| C32::new(rng.normal() as f32 * 0.3, rng.normal() as f32 * 0.3))
             .collect();
         let xq: Vec<Ci16> = x
             .iter()
@@ -781,7 +782,7 @@ mod test {
         let n: usize = if cfg!(miri) { 64 } else { 1000 };
         let q = three::<i16>();
         let mut rng = Rng::new(9);
-        let x: Vec<i16> = (0..n).map(|_| (rng.gauss() * 5000.0) as i16).collect();
+        let x: Vec<i16> = (0..n).map(|_| (rng.normal() * 5000.0) as i16).collect();
         let mut y = std::vec![0i16; n.div_ceil(8)];
         let k = q.block(&mut ThreeState::<i16>::default(), &x, &mut y);
         let mut a = std::vec![0i16; n.div_ceil(2)];

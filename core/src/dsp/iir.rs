@@ -655,7 +655,8 @@ mod test {
     use super::*;
     use crate::C32;
     use crate::dsp::fixed::{f32_to_q15, q15_to_f32};
-    use crate::testing::{Rng, db, fit_tone};
+    use crate::rng::Rng;
+    use crate::testing::{db, fit_tone};
     use core::f64::consts::FRAC_1_SQRT_2;
     use proptest::prelude::*;
     use std::vec::Vec;
@@ -902,7 +903,7 @@ mod test {
         let mut rng = Rng::new(9);
         let xq: Vec<i16> = (0..n)
             .map(|k| {
-                let v = 0.5 * libm::sin(2.0 * PI * 100.0 / fs * k as f64) + 0.01 * rng.gauss();
+                let v = 0.5 * libm::sin(2.0 * PI * 100.0 / fs * k as f64) + 0.01 * rng.normal();
                 f32_to_q15(v as f32)
             })
             .collect();

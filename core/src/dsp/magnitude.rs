@@ -265,7 +265,8 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::testing::{Rng, proptest_config};
+    use crate::rng::Rng;
+    use crate::testing::proptest_config;
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -378,7 +379,7 @@ mod test {
         let mut worst = 0.0f64;
         for _ in 0..if cfg!(miri) { 30 } else { 100_000 } {
             let s = libm::pow(10.0, 20.0 * rng.uniform() - 10.0);
-            let (re, im) = ((s * rng.gauss()) as f32, (s * rng.gauss()) as f32);
+            let (re, im) = ((s * rng.normal()) as f32, (s * rng.normal()) as f32);
             let want = libm::hypot(re as f64, im as f64);
             let got = mag_f32(C32::new(re, im)) as f64;
             worst = worst.max((got - want).abs() / want.max(1e-300));

@@ -507,7 +507,8 @@ mod test {
 
     use super::*;
     use crate::dsp::SplitInplace;
-    use crate::testing::{Rng, fit_tone, tone_sinad_db};
+    use crate::rng::Rng;
+    use crate::testing::{fit_tone, tone_sinad_db};
     use core::f64::consts::PI;
     use proptest::prelude::*;
     use std::vec::Vec;

@@ -295,7 +295,8 @@ mod test {
     extern crate std;
 
     use super::*;
-    use crate::testing::{Rng, proptest_config, tone_sinad_db};
+    use crate::rng::Rng;
+    use crate::testing::{proptest_config, tone_sinad_db};
     use core::f64::consts::PI as PI64;
     use proptest::prelude::*;
     use std::vec::Vec;

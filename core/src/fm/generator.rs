@@ -28,10 +28,13 @@
 //! backward difference was 0.034 dB off at 15 kHz).
 //!
 //! Noise is complex Gaussian with its power set by the carrier-to-noise
-//! ratio in 200 kHz: total noise power `A² / CNR · fs / 200 kHz`.
+//! ratio in 200 kHz: total noise power `A² / CNR · fs / 200 kHz`, drawn
+//! from [`Rng`] (I then Q, one [`Rng::normal`] each).
 //! Everything is deterministic from the seed.
 
 use core::f64::consts::PI;
+
+use crate::rng::Rng;
 
 /// The pilot frequency in Hz.
 pub const PILOT_HZ: f64 = 19_000.0;
@@ -105,7 +108,7 @@ pub struct GeneratorConfig {
     pub cnr_db: Option<f64>,
     /// An optional interfering station.
     pub adjacent: Option<Adjacent>,
-    /// Seed of the noise generator.
+    /// Seed of the noise generator ([`Rng::new`]).
     pub seed: u64,
 }
 
@@ -187,7 +190,7 @@ pub struct GeneratorState {
     adj_phase: f64,
     prev_l: f64,
     prev_r: f64,
-    rng: Gauss,
+    rng: Rng,
 }
 
 impl GeneratorState {
@@ -268,7 +271,7 @@ impl Generator {
             adj_phase: 0.0,
             prev_l: 0.0,
             prev_r: 0.0,
-            rng: Gauss::new(self.cfg.seed),
+            rng: Rng::new(self.cfg.seed),
         }
     }
 
@@ -357,8 +360,8 @@ impl Generator {
                 state.adj_phase = wrap(state.adj_phase + self.adj_step + self.adj_dev * tone);
             }
             if self.sigma > 0.0 {
-                re += self.sigma * state.rng.next();
-                im += self.sigma * state.rng.next();
+                re += self.sigma * state.rng.normal();
+                im += self.sigma * state.rng.normal();
             }
             *o = [quantise(re), quantise(im)];
             state.n += 1;
@@ -379,43 +382,6 @@ fn wrap(p: f64) -> f64 {
 /// generator's).
 pub(crate) fn quantise(v: f64) -> u8 {
     libm::round(v * 128.0 + ZERO).clamp(0.0, 255.0) as u8
-}
-
-/// Seeded xorshift64* with Box–Muller Gaussian pairs (shared with the
-/// AM/NBFM generator).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Gauss {
-    s: u64,
-    spare: Option<f64>,
-}
-
-impl Gauss {
-    pub(crate) fn new(seed: u64) -> Self {
-        Self {
-            s: seed ^ 0x9E37_79B9_7F4A_7C15 | 1,
-            spare: None,
-        }
-    }
-
-    /// Uniform in (0, 1).
-    pub(crate) fn uniform(&mut self) -> f64 {
-        self.s ^= self.s >> 12;
-        self.s ^= self.s << 25;
-        self.s ^= self.s >> 27;
-        let v = self.s.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        ((v >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// Standard normal.
-    pub(crate) fn next(&mut self) -> f64 {
-        if let Some(v) = self.spare.take() {
-            return v;
-        }
-        let r = libm::sqrt(-2.0 * libm::log(self.uniform()));
-        let a = 2.0 * PI * self.uniform();
-        self.spare = Some(r * libm::sin(a));
-        r * libm::cos(a)
-    }
 }
 
 #[cfg(test)]

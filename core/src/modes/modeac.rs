@@ -748,7 +748,8 @@ mod test {
     use crate::modes::encode::{AVR_MAX_LEN, BEAST_MAX_LEN, Timestamp, encode_avr, encode_beast};
     use crate::modes::frame::{AltitudeCode, IdentityCode};
     use crate::modes::modulate::{Burst, Modulator, Quantiser};
-    use crate::testing::{Rng, proptest_config};
+    use crate::rng::Rng;
+    use crate::testing::proptest_config;
     use proptest::prelude::*;
     use std::vec::Vec;
 
@@ -792,7 +793,7 @@ mod test {
         let mut rng = Rng::new(seed);
         let s = (SIGMA / 128.0) as f32;
         for z in iq.iter_mut() {
-            *z += C32::new(s * rng.gauss() as f32, s * rng.gauss() as f32);
+            *z += C32::new(s * rng.normal() as f32, s * rng.normal() as f32);
         }
         let mut bytes = std::vec![0u8; 2 * len];
         Quantiser::RTL_SDR.block(&iq, &mut bytes);

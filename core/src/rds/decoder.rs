@@ -375,7 +375,8 @@ mod test {
     use super::*;
     use crate::rds::encoder::Encoder;
     use crate::rds::group::{ClockTime, Program};
-    use crate::testing::{Rng, proptest_config};
+    use crate::rng::Rng;
+    use crate::testing::proptest_config;
     use core::f64::consts::PI;
     use proptest::prelude::*;
     extern crate std;
@@ -411,7 +412,7 @@ mod test {
                 let other = 0.09 * libm::sin(2.0 * PI * 19e3 * t)
                     + 0.4 * libm::cos(2.0 * PI * 1e3 * t)
                     + 0.2 * libm::cos(2.0 * PI * 5e3 * t) * libm::sin(2.0 * PI * 38e3 * t);
-                enc.next_sample(&mut s) + (other + sigma * rng.gauss()) as f32
+                enc.next_sample(&mut s) + (other + sigma * rng.normal()) as f32
             })
             .collect()
     }
@@ -567,7 +568,7 @@ mod test {
             .map(|n| {
                 let pilot = ((n as u128 * 19_000 * (1u128 << 32) / 240_000) as u64) as u32;
                 let pilot_wave = 0.09 * crate::dsp::nco::cos_sin_f32(pilot).im;
-                enc.next_sample_locked(&mut es, pilot) + pilot_wave + (0.033 * rng.gauss()) as f32
+                enc.next_sample_locked(&mut es, pilot) + pilot_wave + (0.033 * rng.normal()) as f32
             })
             .collect();
         let (s, _) = run(fs, &x);
@@ -590,7 +591,7 @@ mod test {
                 let t = i as f64 / fs;
                 let other = 0.09 * libm::sin(2.0 * PI * 19e3 * t)
                     + 0.45 * libm::cos(2.0 * PI * 15e3 * t) * libm::sin(2.0 * PI * 38e3 * t)
-                    + 0.033 * rng.gauss();
+                    + 0.033 * rng.normal();
                 enc.next_sample(&mut es) + other as f32
             })
             .collect();
@@ -605,7 +606,7 @@ mod test {
     fn test_no_signal_no_groups() {
         let fs = 240_000.0;
         let mut rng = Rng::new(3);
-        let x: Vec<f32> = (0..120_000).map(|_| (0.05 * rng.gauss()) as f32).collect();
+        let x: Vec<f32> = (0..120_000).map(|_| (0.05 * rng.normal()) as f32).collect();
         let (s, groups) = run(fs, &x);
         assert!(groups.len() <= 1, "{}", groups.len());
         assert_eq!(s.station().ps, None);

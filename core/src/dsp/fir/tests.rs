@@ -5,7 +5,8 @@ extern crate std;
 use super::kernels::quantise_q15_symmetric;
 use super::*;
 use crate::dsp::SplitProcess;
-use crate::testing::{Rng, db, fir_response, fit_tone, proptest_config};
+use crate::rng::Rng;
+use crate::testing::{db, fir_response, fit_tone, proptest_config};
 use core::f64::consts::PI;
 use proptest::prelude::*;
 use std::vec::Vec;
@@ -255,7 +256,7 @@ fn test_f32_vs_f64() {
     let f = Fir::<f32, 63>::design(&lp());
     let h = to_f64(f.taps());
     let mut rng = Rng::new(11);
-    let x: Vec<f64> = (0..n).map(|_| (rng.gauss() * 0.3) as f32 as f64).collect();
+    let x: Vec<f64> = (0..n).map(|_| (rng.normal() * 0.3) as f32 as f64).collect();
     let r = conv(&h, &x);
     let mut s = FirState::new();
     let mut sc = FirState::new();

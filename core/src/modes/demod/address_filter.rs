@@ -156,7 +156,7 @@ impl<const N: usize> AddressFilter<N> {
 mod test {
     extern crate std;
     use super::*;
-    use crate::testing::Rng;
+    use crate::rng::Rng;
     use std::vec::Vec;
 
     #[test]

@@ -125,7 +125,7 @@ mod test {
     use super::super::LONG;
     use super::super::testkit::{Filter, random_df17, with_parity};
     use super::*;
-    use crate::testing::Rng;
+    use crate::rng::Rng;
 
     /// A slice of `bytes` with confident bits except `weak` (confidence 1).
     fn fake_slice(bytes: &[u8], weak: &[usize]) -> Slice {

@@ -4,7 +4,7 @@
 
 extern crate std;
 use super::*;
-use crate::testing::Rng;
+use crate::rng::Rng;
 use std::format;
 use std::string::String;
 use std::vec::Vec;
@@ -121,7 +121,7 @@ impl Modulator {
         for k in 0..self.iq.len() {
             let (i, q) = self.iq[k];
             for v in [i, q] {
-                let x = 127.4 + v + self.sigma * self.rng.gauss();
+                let x = 127.4 + v + self.sigma * self.rng.normal();
                 out.push(x.round().clamp(0.0, 255.0) as u8);
             }
         }

@@ -5,7 +5,7 @@ extern crate std;
 use super::history::BACK;
 use super::testkit::*;
 use super::*;
-use crate::testing::Rng;
+use crate::rng::Rng;
 use std::string::String;
 use std::vec::Vec;
 use std::{eprintln, format};
