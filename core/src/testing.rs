@@ -168,25 +168,3 @@ mod test {
         assert!((s - 36.99).abs() < 0.3, "{s}");
     }
 }
-
-/// TEMPORARY (measurement only): the former test xorshift64*.
-pub struct OldRng(u64);
-impl OldRng {
-    pub fn new(seed: u64) -> Self {
-        OldRng(seed.max(1))
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-    pub fn normal(&mut self) -> f64 {
-        let u1 = self.uniform().max(1e-300);
-        let u2 = self.uniform();
-        libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * PI * u2)
-    }
-}

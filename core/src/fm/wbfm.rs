@@ -799,6 +799,15 @@ pub(crate) mod test {
     #[test]
     #[cfg_attr(miri, ignore)]
     fn test_rds_through_the_chain() {
+        // These seeds ended with the RDS timing stuck half a bit off (no
+        // block in 4 s; 9 of the first 16 seeds did) before the timing's
+        // jump ratio was lowered from 2 to 1.25.
+        for seed in [0, 2, 5] {
+            rds_through_the_chain(seed);
+        }
+    }
+
+    fn rds_through_the_chain(seed: u64) {
         use crate::rds::decoder::{Decoder, DecoderState};
         use crate::rds::encoder::Encoder;
         use crate::rds::group::Program;
@@ -809,7 +818,7 @@ pub(crate) mod test {
         let mut cfg = GeneratorConfig::new(-250e3);
         cfg.cnr_db = Some(25.0);
         cfg.tau = Some(TAU_75US);
-        cfg.seed = 5;
+        cfg.seed = seed;
         cfg.adjacent = Some(Adjacent {
             offset_hz: 400e3,
             level_db: 6.0,
@@ -839,7 +848,7 @@ pub(crate) mod test {
         let st = ds.station();
         let stats = ds.stats();
         std::eprintln!(
-            "RDS at CNR 25 through the chain: {} blocks, {} corrected, {} errors, BLER {:.4}",
+            "RDS at CNR 25 through the chain, seed {seed}: {} blocks, {} corrected, {} errors, BLER {:.4}",
             stats.blocks,
             stats.corrected,
             stats.errors,

@@ -489,8 +489,8 @@ mod test {
     ///
     /// The replies start a quarter µs after a whole µs: at 2.0 MS/s that
     /// centres each half-bit on a sample. On a whole µs every half-bit
-    /// straddles two samples (the worst phase, ~6 dB lost, see the
-    /// demodulator's recall test): over noise seeds 0–39 the DF17 was then
+    /// straddles two samples (the worst phase, see the demodulator's
+    /// test_2mhz_sampling_phase): over noise seeds 0–39 the DF17 was then
     /// decoded for only 22 of 40 seeds (16 of 40 with the former
     /// xorshift64* noise), against 40 of 40 at +0.25 µs (and at 2.4 MS/s).
     fn scene(rate: u32) -> Vec<u8> {

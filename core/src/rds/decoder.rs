@@ -19,11 +19,12 @@
 //! after each symbol the timing moves to a neighbouring alignment that is
 //! stronger (so a clock drift is followed one sub-bin at a time, and the
 //! bit period only ever becomes 15 or 17 sub-bins: no bit slips), or jumps
-//! to any alignment twice as strong (acquisition). The carrier phase is
-//! estimated without decisions from the leaky mean of `c²` (about 8 bits,
-//! so a carrier offset of a few hertz is tracked), whose square root `u`
-//! is the carrier up to sign; symbols are decided coherently,
-//! `s[k] = sign Re(c[k] · u*)`, and differentially decoded,
+//! to any alignment 1.25 times as strong (acquisition; the alignment half
+//! a bit off is a local maximum at about 0.68 of the true one). The
+//! carrier phase is estimated without decisions from the leaky mean of
+//! `c²` (about 8 bits, so a carrier offset of a few hertz is tracked),
+//! whose square root `u` is the carrier up to sign; symbols are decided
+//! coherently, `s[k] = sign Re(c[k] · u*)`, and differentially decoded,
 //! `b[k] = s[k] ⊕ s[k − 1]`, so the sign ambiguity does not matter and no
 //! carrier loop is needed.
 //!
@@ -47,6 +48,14 @@ use crate::{C32, Complex};
 
 /// Sub-bins per bit.
 const BINS: usize = 16;
+/// The symbol timing jumps to a non-neighbouring alignment whose mean
+/// `|c|²` is this many times the current one's. The alignment half a bit
+/// off is a local maximum at about 0.68 of the true one (random data
+/// through the channel filter: 0.5 unfiltered), so the ratio must stay
+/// below 1/0.68 = 1.47 or a timing that started there never leaves it;
+/// non-neighbours of the true alignment sit at 0.75 of it or less, so
+/// noise rarely reaches 1.25 × the true one.
+const JUMP_RATIO: f32 = 1.25;
 /// Taps of the channel filter at the sub-bin rate (19 kHz).
 const CHANNEL_TAPS: usize = 47;
 /// Channel filter −6 dB point, Hz: passes the RDS band (±2.4 kHz), stops
@@ -270,7 +279,8 @@ impl Decoder {
         s.prev_symbol = y;
         // Timing: follow a stronger neighbouring alignment (one sub-bin
         // changes the bit period to 15 or 17 sub-bins, never a slip); jump
-        // anywhere only to an alignment twice as strong (acquisition).
+        // anywhere only to an alignment JUMP_RATIO times as strong
+        // (acquisition).
         let e = &s.energy;
         let (early, late) = ((start + BINS - 1) % BINS, (start + 1) % BINS);
         let mut best = start;
@@ -279,7 +289,7 @@ impl Decoder {
                 best = i;
             }
         }
-        if e[best] > 2.0 * e[start] {
+        if e[best] > JUMP_RATIO * e[start] {
             s.align = best as u8;
         } else if e[early] > e[start] && e[early] >= e[late] {
             s.align = early as u8;
@@ -470,6 +480,30 @@ mod test {
         clean(228_000.0);
     }
 
+    /// Symbol timing acquires the true biphase alignment, not the one half
+    /// a bit off (a local maximum of the matched filter's energy, about
+    /// 0.7 of the true one after the channel filter), whatever the delay
+    /// of the signal in sixteenths of a bit and with noise at CNR 25 dB.
+    #[test]
+    #[cfg_attr(miri, ignore = "heavy under miri")]
+    fn test_acquires_at_every_timing_offset() {
+        let fs = 240_000.0;
+        let x = mpx(program(), fs, 1.5, 0.033, 7);
+        let per_bin = fs / BIT_RATE / BINS as f64;
+        for k in 0..BINS {
+            let delay = (k as f64 * per_bin) as usize;
+            let mut delayed = std::vec![0.0f32; delay];
+            delayed.extend_from_slice(&x);
+            let (s, _) = run(fs, &delayed);
+            let stats = s.stats();
+            assert_eq!(s.station().pi, Some(0xC201), "delay {k}/16 bit: {stats:?}");
+            assert!(
+                stats.blocks >= 40 && stats.errors == 0,
+                "delay {k}/16 bit: {stats:?}"
+            );
+        }
+    }
+
     /// Block error rate with white noise of `sigma` over the whole MPX.
     fn noisy(fs: f64, sigma: f64, seconds: f64) -> DecoderState {
         let (s, _) = run(fs, &mpx(program(), fs, seconds, sigma, 42));
@@ -508,15 +542,24 @@ mod test {
     fn test_very_weak_station_noise() {
         // Four times the noise amplitude (12 dB more, Eb/N0 ≈ 4.7 dB, about
         // CNR 13 dB): blocks fail, but the error rate stays bounded and
-        // sync holds.
+        // sync holds. One 6 s run has about 270 blocks and a BLER near
+        // 0.05 (sd 0.013 between noise draws: 0.033–0.089 over 21 seeds),
+        // so four runs are pooled (sd 0.007) against the bound.
         let fs = 240_000.0;
         let sigma = 4.0 * libm::sqrt(9.14e-9 * fs / 2.0);
-        let s = noisy(fs, sigma, 6.0);
-        let st = s.stats();
-        assert!(st.blocks > 200, "{st:?}");
-        assert!(st.block_error_rate() < 0.08, "{st:?}");
-        assert_eq!(st.syncs, 1, "sync held");
-        assert!(s.station().pi == Some(0xC201) && s.station().ps == Some(*b"AIRWAVES"));
+        let (mut blocks, mut errors) = (0, 0);
+        for seed in 42..46 {
+            let (s, _) = run(fs, &mpx(program(), fs, 6.0, sigma, seed));
+            let st = s.stats();
+            assert!(st.blocks > 200, "seed {seed}: {st:?}");
+            assert_eq!(st.syncs, 1, "seed {seed}: sync held");
+            assert!(s.station().pi == Some(0xC201) && s.station().ps == Some(*b"AIRWAVES"));
+            blocks += st.blocks;
+            errors += st.errors;
+        }
+        let bler = f64::from(errors) / f64::from(blocks);
+        std::eprintln!("CNR 13 dB: {errors} of {blocks} blocks uncorrectable, BLER {bler:.4}");
+        assert!(bler < 0.08, "{bler}");
     }
 
     #[test]

@@ -161,7 +161,9 @@ fn test_df11_doubtful_code_bit() {
             // Preamble (4 pulses), then one pulse per bit.
             let k = 55 - b;
             let mut m = Modulator::new(rate, SIGMA, 100 + b as u64, (400.0 * us) as usize);
-            let start = 50.0 * us + 0.1 * b as f64;
+            // Sampling phases away from half a sample, where 2.0 MS/s is
+            // weak (test_2mhz_sampling_phase).
+            let start = 50.0 * us + [0.0, 0.1, 0.2, 0.3, 0.7, 0.8, 0.9][b];
             let mut pulses = Modulator::pulses(&ic0);
             pulses.remove(4 + k);
             m.add_pulses(&pulses, start, a);
@@ -208,7 +210,9 @@ fn test_formats_and_timestamps() {
         let frames = std::vec![
             (df4.clone(), 100.0 * us + 0.3, a), // before the address is known
             (df17.clone(), 300.0 * us + 0.25, a),
-            (df11.clone(), 500.0 * us + 0.5, a),
+            // Not half a sample off: at 2.0 MS/s that phase is the
+            // sequence estimator's weakness (test_2mhz_sampling_phase).
+            (df11.clone(), 500.0 * us + 0.6, a),
             (df4.clone(), 700.0 * us + 0.75, a),
             (df20.clone(), 900.0 * us + 0.1, a),
             (stranger.clone(), 1100.0 * us, a),
@@ -395,4 +399,72 @@ proptest::proptest! {
             proptest::prop_assert!(f.bytes().len() == 7 || f.bytes().len() == 14);
         }
     }
+}
+
+/// Recall of DF11 all-call replies (II 0) at 2.0 MS/s against the
+/// sampling phase, in tenths of a sample, at `snr_db`: 40 replies per
+/// phase. Returns the count recovered per phase.
+fn df11_phase_sweep(snr_db: f64, seed: u64) -> [usize; 10] {
+    let rate = 2_000_000u32;
+    let mut out = [0usize; 10];
+    for (p, slot) in out.iter_mut().enumerate() {
+        let n = 40;
+        let spacing = 200.0 * 2.0; // 200 µs in samples
+        let mut m = Modulator::new(
+            rate,
+            SIGMA,
+            seed + p as u64,
+            (spacing * (n as f64 + 2.0)) as usize,
+        );
+        let mut frames = Vec::new();
+        for k in 0..n {
+            let addr = (m.rng.next_u64() & 0xFF_FFFF) as u32;
+            let f = with_parity(
+                std::vec![
+                    0x5D,
+                    (addr >> 16) as u8,
+                    (addr >> 8) as u8,
+                    addr as u8,
+                    0,
+                    0,
+                    0
+                ],
+                0,
+            );
+            let start = (spacing * (k as f64 + 1.0)).floor() + p as f64 / 10.0;
+            m.add(&f, start, amp_db(snr_db));
+            frames.push(f);
+        }
+        let d = Demodulator::new(rate).unwrap();
+        let (got, _) = run_blocks(&d, &m.bytes(), 8192);
+        *slot = frames
+            .iter()
+            .filter(|f| got.iter().any(|g| g.bytes() == &f[..]))
+            .count();
+    }
+    out
+}
+
+/// At 2.0 MS/s a sample is a half-bit: a reply sampled half a sample off
+/// puts every sample across two half-bits, so a run of equal bits gives
+/// equal energy in both halves of each bit and only the transitions carry
+/// the data. The sequence estimator recovers part of those replies; bound
+/// that known weakness (issue 15) so it cannot grow, and require the other
+/// phases whole. At 20 dB (no clipping) over two draws: phases 0–0.4 and
+/// 0.6–0.9 recovered 37–40 of 40, phase 0.5 11 and 21 of 40.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn test_2mhz_sampling_phase() {
+    let mut half = 0;
+    for seed in [1, 100] {
+        let got = df11_phase_sweep(20.0, seed);
+        eprintln!("2.0 MS/s DF11 at 20 dB by phase (tenths of a sample): {got:?}");
+        for (p, &n) in got.iter().enumerate() {
+            if p != 5 {
+                assert!(n >= 36, "phase {p}/10: {n} of 40");
+            }
+        }
+        half += got[5];
+    }
+    assert!(half >= 24, "half a sample off: {half} of 80");
 }
