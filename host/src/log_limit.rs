@@ -58,6 +58,34 @@ impl LogLimit {
         }
     }
 
+    /// Lines suppressed in a window that has ended with no event since
+    /// (say them now: a burst that stops is counted without waiting for
+    /// the next event or the end). Returns 0 until then.
+    ///
+    /// ```
+    /// use airwaves::log_limit::LogLimit;
+    /// use std::time::{Duration, Instant};
+    /// let mut l = LogLimit::new(1, Duration::from_secs(1));
+    /// let t = Instant::now();
+    /// l.event(t);
+    /// l.event(t);
+    /// l.event(t);
+    /// assert_eq!(l.overdue(t + Duration::from_millis(500)), 0);
+    /// assert_eq!(l.overdue(t + Duration::from_secs(1)), 2);
+    /// assert_eq!(l.overdue(t + Duration::from_secs(2)), 0);
+    /// assert_eq!(l.event(t + Duration::from_secs(2)), (true, 0));
+    /// ```
+    pub fn overdue(&mut self, now: Instant) -> u64 {
+        match self.start {
+            Some(start) if self.suppressed > 0 && now.duration_since(start) >= self.window => {
+                self.start = Some(now);
+                self.printed = 0;
+                std::mem::take(&mut self.suppressed)
+            }
+            _ => 0,
+        }
+    }
+
     /// Lines suppressed and not yet reported (say them at the end).
     pub fn finish(&mut self) -> u64 {
         std::mem::take(&mut self.suppressed)

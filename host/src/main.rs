@@ -41,7 +41,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     if let Err(e) = airwaves::stop::install() {
         eprintln!("airwaves: cannot handle signals ({e}): Ctrl-C will cut files short");
     }
@@ -67,4 +70,31 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A value the command line refuses is one line on stderr, `airwaves:
+/// invalid value 'nan' for '--duration <S>': …` (clap's message with its
+/// possible values, without its trailing hint), exit code 2 as clap's own;
+/// clap's other errors (missing or unknown arguments, with their usage
+/// lines), `--help` and `--version` print as clap prints them.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if !matches!(
+        e.kind(),
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation
+    ) {
+        e.exit()
+    }
+    let text = e.to_string();
+    let line: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .collect();
+    let line = line.join(" ");
+    eprintln!(
+        "airwaves: {}",
+        line.strip_prefix("error: ").unwrap_or(&line)
+    );
+    ExitCode::from(2)
 }

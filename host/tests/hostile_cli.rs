@@ -23,13 +23,18 @@ fn keep(dir: &Path, name: &str, len: usize) -> (PathBuf, Vec<u8>) {
     (p, bytes)
 }
 
-/// The run failed cleanly: a non-zero code, a message that says `needle`,
-/// no panic.
+/// The run failed cleanly: a non-zero code, no panic, and stderr ends with
+/// one line that says `needle` (status lines may come before it; no hint
+/// or usage lines after it).
 fn failed_clearly(o: &Output, needle: &str) -> String {
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!o.status.success(), "succeeded: {err}");
-    assert!(err.contains(needle), "{needle:?} not in: {err}");
     assert!(!err.contains("panicked"), "{err}");
+    let last = err.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    assert!(
+        last.contains(needle),
+        "{needle:?} not the last line of: {err}"
+    );
     err
 }
 
@@ -68,7 +73,10 @@ fn failing_runs_leave_existing_outputs_as_they_were() {
         ),
         // A scene that cannot be made, and one whose truth file cannot be
         // created.
-        (vec!["scene", "--rate", "0", &cu8_s, &txt_s], "rate"),
+        (
+            vec!["scene", "--rate", "0", &cu8_s, &txt_s],
+            "sample rate 0 Hz",
+        ),
         (
             vec!["scene", "--seconds", "0.1", &cu8_s, "/proc/airwaves/x.txt"],
             "/proc/airwaves/x.txt",
@@ -186,6 +194,13 @@ fn nonsense_numbers_and_unbounded_sizes_are_refused_at_once() {
             "seconds",
         ),
         (&["scene", "--seconds", "nan", "a.cu8", "a.txt"], "seconds"),
+        // A filter length that aborted on allocation after truncating both
+        // outputs.
+        (
+            &["scene", "--taps", "1000000000000", "a.cu8", "a.txt"],
+            "1 to 1023",
+        ),
+        (&["adsb", "--demo", "--write-json-every", "inf"], "seconds"),
         // A squelch that silenced everything with rc 0.
         (
             &[
@@ -273,6 +288,7 @@ fn errors_name_the_path_and_give_no_dongle_hint_where_a_dongle_is_not_the_proble
             &["adsb", "--fake-device", "bogus", "--duration", "1"],
             "bogus",
         ),
+        (&["adsb", "--ppm", "1000000000"], "-1000..=1000"),
     ];
     for (args, needle) in cases {
         let err = failed_clearly(&airwaves(args), needle);
@@ -347,4 +363,57 @@ fn a_command_flood_is_logged_as_a_count() {
     let lines = log.lines().count();
     assert!(lines < 100, "{lines} lines:\n{log}");
     assert!(log.contains("more commands not logged"), "{log}");
+}
+
+#[test]
+fn a_reset_flood_on_beast_input_is_logged_as_a_count() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let port = support::free_port();
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "adsb",
+        "--net-only",
+        "--quiet",
+        "--net-bi-port",
+        &port.to_string(),
+    ]);
+    let mut feeder = support::Peer::spawn(cmd);
+    let t0 = Instant::now();
+    while !support::listening(port) {
+        assert!(t0.elapsed() < Duration::from_secs(20), "{}", feeder.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // 200 peers that send a byte of garbage and reset (linger 0: RST).
+    for _ in 0..200 {
+        let s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let s = socket2::Socket::from(s);
+        s.set_linger(Some(Duration::ZERO)).unwrap();
+        let mut s = std::net::TcpStream::from(s);
+        let _ = s.write_all(b"\x1a3");
+    }
+    // The burst has stopped: its count comes once its 10 s window ends,
+    // without waiting for another error or the end.
+    let count = feeder.wait_line("more connection errors not logged", Duration::from_secs(30));
+    let _ = Command::new("kill")
+        .args(["-INT", &feeder.child.id().to_string()])
+        .status();
+    assert!(
+        feeder.wait_exit(Duration::from_secs(20)),
+        "{}",
+        feeder.log()
+    );
+    let log = feeder.log();
+    let count = count.unwrap_or_else(|| panic!("no count:\n{log}"));
+    let suppressed: u64 = count
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{count}"));
+    let printed = log
+        .lines()
+        .filter(|l| l.starts_with("beast-in: 127.0.0.1"))
+        .count();
+    assert!(printed <= 10, "{printed} lines:\n{log}");
+    assert!(printed as u64 + suppressed >= 100, "{log}");
 }

@@ -42,6 +42,27 @@ fn scene(dir: &TempDir) -> String {
     format!("r820t,file={},loop", cu8.display())
 }
 
+/// Start `cmd`, wait for its stderr line with `ready`, then `settle`
+/// longer (a hook such as a client's connection runs here), send `name` and
+/// require exit code 0. Returns the ended peer with its log.
+fn stopped_by(cmd: Command, ready: &str, settle: impl FnOnce(), name: &str) -> Peer {
+    let mut peer = Peer::spawn(cmd);
+    assert!(
+        peer.wait_line(ready, Duration::from_secs(30)).is_some(),
+        "{}",
+        peer.log()
+    );
+    settle();
+    signal(&peer, name);
+    assert_eq!(
+        exit_code(&mut peer, Duration::from_secs(20)),
+        Some(0),
+        "{}",
+        peer.log()
+    );
+    peer
+}
+
 fn le32(b: &[u8], at: usize) -> u64 {
     u64::from(u32::from_le_bytes(b[at..at + 4].try_into().unwrap()))
 }
@@ -50,28 +71,21 @@ fn le32(b: &[u8], at: usize) -> u64 {
 fn sigint_completes_the_wav_and_exits_0() {
     let dir = TempDir::new("sig-fm");
     let spec = scene(&dir);
-    let wav = dir.0.join("x.wav");
-    let mut cmd = Command::new(BIN);
-    cmd.args(["fm", "100M", "--fake-device", &spec, "--out"])
-        .arg(&wav);
-    let mut fm = Peer::spawn(cmd);
-    assert!(
-        fm.wait_line("1.0 s", Duration::from_secs(30)).is_some(),
-        "{}",
-        fm.log()
-    );
-    signal(&fm, "INT");
-    assert_eq!(
-        exit_code(&mut fm, Duration::from_secs(20)),
-        Some(0),
-        "{}",
-        fm.log()
-    );
-    // The header covers every byte written: RIFF size and data size.
-    let b = std::fs::read(&wav).unwrap();
-    assert!(b.len() > 44 + 48_000 * 4, "{}", b.len());
-    assert_eq!(le32(&b, 4) + 8, b.len() as u64);
-    assert_eq!(le32(&b, 40) + 44, b.len() as u64);
+    // fm writes stereo by default, am and nfm mono: 48 000 frames of
+    // 4 or 2 bytes a second.
+    for (command, freq, frame) in [("fm", "100M", 4), ("am", "120M", 2), ("nfm", "446M", 2)] {
+        let wav = dir.0.join(format!("{command}.wav"));
+        let mut cmd = Command::new(BIN);
+        cmd.args([command, freq, "--fake-device", &spec, "--out"])
+            .arg(&wav);
+        // After the first status line (about 1 s of audio).
+        stopped_by(cmd, " s ", || (), "INT");
+        // The header covers every byte written: RIFF size and data size.
+        let b = std::fs::read(&wav).unwrap();
+        assert!(b.len() > 44 + 48_000 * frame, "{command}: {}", b.len());
+        assert_eq!(le32(&b, 4) + 8, b.len() as u64, "{command}");
+        assert_eq!(le32(&b, 40) + 44, b.len() as u64, "{command}");
+    }
 }
 
 #[test]
@@ -82,20 +96,8 @@ fn sigterm_ends_record_and_rtl_tcp_with_their_totals() {
     let mut cmd = Command::new(BIN);
     cmd.args(["record", "-f", "1090M", "--fake-device", &spec])
         .arg(&out);
-    let mut rec = Peer::spawn(cmd);
-    assert!(
-        rec.wait_line("tuner", Duration::from_secs(20)).is_some(),
-        "{}",
-        rec.log()
-    );
-    std::thread::sleep(Duration::from_millis(500));
-    signal(&rec, "TERM");
-    assert_eq!(
-        exit_code(&mut rec, Duration::from_secs(20)),
-        Some(0),
-        "{}",
-        rec.log()
-    );
+    let half_a_second = || std::thread::sleep(Duration::from_millis(500));
+    let rec = stopped_by(cmd, "tuner", half_a_second, "TERM");
     let line = rec
         .wait_line("samples;", Duration::from_secs(1))
         .expect("summary");
@@ -110,21 +112,29 @@ fn sigterm_ends_record_and_rtl_tcp_with_their_totals() {
     let mut cmd = Command::new(BIN);
     cmd.args(["rtl-tcp", "-p", &port, "--ifile"])
         .arg(dir.0.join("s.cu8"));
-    let mut srv = Peer::spawn(cmd);
+    // A client in the middle of its session when the signal comes.
+    let mut client = None;
+    let connect = || {
+        let mut c =
+            std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).unwrap();
+        let mut got = [0u8; 4096];
+        std::io::Read::read_exact(&mut c, &mut got).unwrap();
+        client = Some(c);
+    };
+    let srv = stopped_by(cmd, "listening", connect, "INT");
+    assert!(srv.log().contains("stopped: 1 sessions"), "{}", srv.log());
+    drop(client);
+
+    // test-mode: its totals, after a signal as after --seconds.
+    let mut cmd = Command::new(BIN);
+    cmd.args(["test-mode", "--fake-device", "r820t"]);
+    let tm = stopped_by(cmd, "tuner", half_a_second, "TERM");
+    let line = tm.wait_line(" bytes; ", Duration::from_secs(1));
     assert!(
-        srv.wait_line("listening", Duration::from_secs(20))
-            .is_some(),
+        line.is_some_and(|l| l.starts_with("airwaves test-mode: ") && l.contains("0 gaps")),
         "{}",
-        srv.log()
+        tm.log()
     );
-    signal(&srv, "INT");
-    assert_eq!(
-        exit_code(&mut srv, Duration::from_secs(20)),
-        Some(0),
-        "{}",
-        srv.log()
-    );
-    assert!(srv.log().contains("stopped: 0 sessions"), "{}", srv.log());
 }
 
 #[test]

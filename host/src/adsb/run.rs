@@ -123,7 +123,7 @@ pub struct AdsbArgs {
     #[arg(long, value_name = "DIR")]
     pub write_json: Option<PathBuf>,
     /// Seconds between JSON writes.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = parse_seconds)]
     pub write_json_every: f64,
     /// Basemap tile URL template for the web map ({z}/{x}/{y}), when online.
     #[arg(long, value_name = "URL")]
@@ -225,7 +225,7 @@ impl Settings {
             .http_port
             .or(args.demo.then_some(8080))
             .filter(|&p| p != 0);
-        if args.write_json_every.is_nan() || args.write_json_every <= 0.0 {
+        if !(args.write_json_every.is_finite() && args.write_json_every > 0.0) {
             return Err(AdsbError::WriteJsonEvery);
         }
         Ok(Settings {

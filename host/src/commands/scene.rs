@@ -1,9 +1,9 @@
 //! `airwaves scene`: write a synthetic 1090 MHz scene and its truth list
 //! ([`crate::sim::scene`]).
 
-use crate::cli::parse_seconds;
+use crate::cli::{bounded, parse_seconds};
 use crate::error::CommandError;
-use crate::sim::scene::{SceneConfig, generate};
+use crate::sim::scene::{MAX_TAPS, SceneConfig, generate};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
@@ -42,8 +42,8 @@ pub struct SceneArgs {
     /// Low-pass cut-off as a fraction of fs/2.
     #[arg(long, default_value_t = 0.8)]
     pub cutoff: f64,
-    /// Low-pass length, taps (1 = no filter).
-    #[arg(long, default_value_t = 31)]
+    /// Low-pass length, taps (1 = no filter; at most 1023).
+    #[arg(long, default_value_t = 31, value_parser = bounded(1, MAX_TAPS))]
     pub taps: usize,
     /// Noise rms per component, ADC codes.
     #[arg(long, default_value_t = 3.0)]

@@ -208,9 +208,7 @@ impl Acceptor for BeastAcceptor {
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
                         .event(Instant::now());
-                    if suppressed > 0 {
-                        eprintln!("beast-in: {suppressed} more connection errors not logged");
-                    }
+                    say_suppressed(suppressed);
                     if print {
                         eprintln!("beast-in: {peer}: {e}");
                     }
@@ -219,6 +217,29 @@ impl Acceptor for BeastAcceptor {
         if let Err(e) = spawned {
             eprintln!("beast-in: cannot start a connection thread: {e}");
         }
+    }
+
+    /// A burst of connection errors that has stopped is counted at once.
+    fn idle(&mut self) {
+        let n = self
+            .log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .overdue(Instant::now());
+        say_suppressed(n);
+    }
+}
+
+impl Drop for BeastAcceptor {
+    /// The listener stops: what the limit held back is counted.
+    fn drop(&mut self) {
+        say_suppressed(self.log.lock().unwrap_or_else(|p| p.into_inner()).finish());
+    }
+}
+
+fn say_suppressed(n: u64) {
+    if n > 0 {
+        eprintln!("beast-in: {n} more connection errors not logged");
     }
 }
 

@@ -207,7 +207,7 @@ pub struct FakeRtl {
     i2c_ptr: [u8; 256],
     eeprom: [u8; 256],
     tuner_addr: Option<u8>,
-    file: Option<BufReader<std::fs::File>>,
+    file: Option<Recording>,
     file_error: Option<String>,
     counter: u8,
     bulk_reads: u64,
@@ -263,8 +263,8 @@ impl FakeRtl {
         }
         let first_write_pending = cfg.faults.contains(&Fault::FirstWrite);
         let (file, file_error) = match &cfg.file {
-            Some(p) => match std::fs::File::open(p) {
-                Ok(f) => (Some(BufReader::with_capacity(1 << 16, f)), None),
+            Some(p) => match Recording::open(p, cfg.looped) {
+                Ok(f) => (Some(f), None),
                 Err(e) => (None, Some(format!("{}: {e}", p.display()))),
             },
             None => (None, None),
@@ -345,14 +345,12 @@ impl FakeRtl {
             let mut n = 0;
             while n < buf.len() {
                 match f.read(&mut buf[n..]) {
-                    Ok(0) if self.cfg.looped && n < buf.len() => {
+                    // The end of a pass (or of a file that shrank): again
+                    // from the start; a pass that read nothing ends it.
+                    Ok(0) if self.cfg.looped && f.pos > 0 => {
                         if f.rewind().is_err() {
                             return Err(UsbError::Other("cannot rewind the .cu8 file"));
                         }
-                        if f.read(&mut buf[n..n + 1]).unwrap_or(0) == 0 {
-                            break;
-                        }
-                        n += 1;
                     }
                     Ok(0) => break,
                     Ok(k) => n += k,
@@ -403,7 +401,7 @@ impl FakeRtl {
             if self.test_mode() && self.file.is_none() {
                 self.counter = self.counter.wrapping_add(lost as u8);
             } else if let Some(f) = &mut self.file {
-                let _ = f.seek_relative(lost as i64);
+                let _ = f.skip(lost, self.cfg.looped);
             }
         }
         let due = Duration::from_secs_f64((self.stream_bytes + n as u64) as f64 / bytes_per_s);
@@ -604,6 +602,60 @@ impl UsbTransport for FakeRtl {
     }
 }
 
+/// The emulator's `.cu8` recording, read in passes: the whole file when
+/// played once; whole I/Q pairs when looped (an odd-length file's last byte
+/// is left out of every pass, so I and Q never swap places on the next).
+struct Recording {
+    r: BufReader<std::fs::File>,
+    /// Bytes in a pass.
+    pass_len: u64,
+    /// Bytes of this pass read (or skipped).
+    pos: u64,
+}
+
+impl Recording {
+    fn open(path: &std::path::Path, looped: bool) -> std::io::Result<Recording> {
+        let f = std::fs::File::open(path)?;
+        let len = f.metadata()?.len();
+        Ok(Recording {
+            r: BufReader::with_capacity(1 << 16, f),
+            pass_len: if looped { len & !1 } else { len },
+            pos: 0,
+        })
+    }
+
+    /// Bytes of this pass into `buf`; 0 at its end.
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = usize::try_from(self.pass_len.saturating_sub(self.pos)).unwrap_or(usize::MAX);
+        let want = buf.len().min(left);
+        if want == 0 {
+            return Ok(0);
+        }
+        let k = self.r.read(&mut buf[..want])?;
+        self.pos += k as u64;
+        Ok(k)
+    }
+
+    fn rewind(&mut self) -> std::io::Result<()> {
+        self.r.rewind()?;
+        self.pos = 0;
+        Ok(())
+    }
+
+    /// Skip `n` bytes (what a dongle's overflow loses): around the loop
+    /// when looped, else at most to the end.
+    fn skip(&mut self, n: u64, looped: bool) -> std::io::Result<()> {
+        let to = if looped && self.pass_len > 0 {
+            (self.pos + n % self.pass_len) % self.pass_len
+        } else {
+            (self.pos + n).min(self.pass_len)
+        };
+        self.r.seek(std::io::SeekFrom::Start(to))?;
+        self.pos = to;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -715,6 +767,27 @@ mod test {
         assert_eq!(looped.bulk_in(0x81, &mut big, T), Ok(4096));
         assert_eq!(&big[3000..4096], &data[..1096]);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn test_looped_odd_file_keeps_i_and_q() {
+        // 7 bytes: three I/Q pairs and a stray byte, left out of every pass.
+        let path = std::env::temp_dir().join(format!("fake-odd-{}.cu8", std::process::id()));
+        std::fs::write(&path, [1u8, 2, 3, 4, 5, 6, 7]).unwrap();
+        let spec = format!("r820t,file={},loop,fast", path.display());
+        let mut f = FakeRtl::new(FakeConfig::parse(&spec).unwrap());
+        start(&mut f, 0x0300_0000, false);
+        let mut got = Vec::new();
+        let mut buf = [0u8; 512];
+        while got.len() < 4096 {
+            let n = f.bulk_in(0x81, &mut buf, T).unwrap();
+            got.extend_from_slice(&buf[..n]);
+        }
+        std::fs::remove_file(&path).unwrap();
+        for (k, pair) in got.chunks_exact(2).enumerate() {
+            let want = [1 + 2 * (k % 3) as u8, 2 + 2 * (k % 3) as u8];
+            assert_eq!(pair, want, "pair {k}");
+        }
     }
 
     #[test]

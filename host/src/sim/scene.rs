@@ -178,12 +178,22 @@ impl SceneConfig {
     /// [`io::ErrorKind::InvalidInput`], saying which setting, for a
     /// configuration out of range: non-positive or non-finite sample rate,
     /// negative or non-finite duration, reply rates outside 0…1e6/s,
-    /// aircraft outside 1…100 000, cut-off outside (0, 1], zero chunk,
+    /// aircraft outside 1…100 000, a low-pass outside 1…[`MAX_TAPS`] taps,
+    /// cut-off outside (0, 1], zero chunk,
     /// non-finite SNR, carrier, noise or DC offset.
     pub fn validate(&self) -> io::Result<()> {
         let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
         if Modulator::new(self.sample_rate).is_none() {
-            return Err(bad("bad sample rate"));
+            return Err(bad(&format!(
+                "sample rate {} Hz: must be finite and above 0",
+                self.sample_rate
+            )));
+        }
+        if !(1..=MAX_TAPS).contains(&self.filter_taps) {
+            return Err(bad(&format!(
+                "low-pass of {} taps: use 1 ..= {MAX_TAPS}",
+                self.filter_taps
+            )));
         }
         if !(self.seconds >= 0.0 && self.seconds.is_finite()) {
             return Err(bad("bad duration"));
@@ -231,7 +241,7 @@ pub fn generate(
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "bad sample rate"))?;
 
     // Filter: odd length, delay d compensated.
-    let taps_len = cfg.filter_taps.max(1) | 1;
+    let taps_len = cfg.filter_taps | 1;
     let d = taps_len / 2;
     let mut taps = vec![0f32; taps_len];
     lowpass_f32(&mut taps, 0.5 * cfg.cutoff, kaiser_beta(60.0), 1.0);
@@ -332,6 +342,9 @@ pub fn generate(
 const MAX_REPLY_RATE: f64 = 1e6;
 /// Largest accepted population.
 const MAX_AIRCRAFT: usize = 100_000;
+/// Longest low-pass [`SceneConfig::filter_taps`] accepts (a 60 dB Kaiser
+/// low-pass needs far fewer; the bound keeps the filter's buffers small).
+pub const MAX_TAPS: usize = 1023;
 
 /// What a reply is.
 #[derive(Debug, Clone, Copy, PartialEq)]
