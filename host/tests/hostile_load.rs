@@ -193,6 +193,15 @@ fn test_dense_demo_idle_and_reading_clients_garbage_slowloris_and_churn() {
     let per_s = |b: u64| b as f64 / t0.elapsed().as_secs_f64() / 1024.0;
     // Every stalled client dropped and counted; every reader fed.
     assert_eq!(dropped_stalled + dropped_slow, 100.0, "{metrics}");
+    // stats.json counts them too (written once a second).
+    let (_, stats, _) = http_get(http, "/data/stats.json");
+    let stats: serde_json::Value = serde_json::from_slice(&stats).unwrap();
+    let dropped = &stats["total"]["clients_dropped"];
+    assert_eq!(
+        dropped["slow"].as_f64().unwrap_or(-1.0) + dropped["stalled"].as_f64().unwrap_or(-1.0),
+        100.0,
+        "{stats}"
+    );
     assert!(least > 100_000, "a reader got only {least} bytes");
     assert_eq!(
         metric(&metrics, "airwaves_clients{port=\"beast_out\"}"),

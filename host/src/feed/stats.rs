@@ -603,6 +603,14 @@ fn write_period(
         t.int("all", int(d.tracker.aircraft_added));
         t.close_object();
     }
+    {
+        // Not in readsb's files: output clients dropped for falling behind.
+        let [slow, stalled] = d.clients_dropped;
+        let mut c = JsonWriter::object(o.key("clients_dropped"));
+        c.int("slow", int(slow));
+        c.int("stalled", int(stalled));
+        c.close_object();
+    }
     o.int("messages", int(d.messages()));
     o.float("max_distance", max_distance_m, 0);
     o.close_object();
@@ -629,6 +637,7 @@ mod test {
         c.tracker.positions_global = 3 * s;
         c.tracker.aircraft_added = s / 60;
         c.cpu_demod_ms = s;
+        c.clients_dropped = [s / 30, s / 10];
         c.signal_power_sum = 0.01 * 10.0 * s as f64;
         c.signal_count = 10 * s;
         c.noise_power_sum = 0.001 * s as f64;
@@ -675,6 +684,8 @@ mod test {
         assert_eq!(m1["cpr"]["global_ok"], 180);
         assert_eq!(m1["cpu"]["demod"], 60);
         assert_eq!(m1["tracks"]["all"], 1);
+        assert_eq!(m1["clients_dropped"]["slow"], 2);
+        assert_eq!(m1["clients_dropped"]["stalled"], 6);
         assert_eq!(m1["local"]["signal"], -20.0);
         assert_eq!(m1["local"]["noise"], -30.0);
         // The −1 dBFS peak at 90 s is in minute 2 only; distances grow to
