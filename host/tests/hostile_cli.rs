@@ -52,6 +52,10 @@ fn failing_runs_leave_existing_outputs_as_they_were() {
             vec!["fm", "100M", "--ifile", "/nonexistent.cu8", "--out", &wav_s],
             "/nonexistent.cu8",
         ),
+        (
+            vec!["am", "120M", "--ifile", "/nonexistent.cu8", "--out", &wav_s],
+            "/nonexistent.cu8",
+        ),
         // A dongle that is not there.
         (
             vec!["nfm", "446M", "--device", "99", "--out", &wav_s],
