@@ -3,8 +3,9 @@
 //! A thin shell of sources, sinks and threads around `airwaves-core`, in
 //! layers that only look down:
 //!
-//! - the RTL-SDR driver ([`rtl`], streaming through [`usb_async`]) and the
-//!   fixed buffer ring between threads ([`ring`]);
+//! - the RTL-SDR driver ([`rtl`], streaming through [`usb_async`]), the
+//!   fixed buffer ring between threads ([`ring`]) and recordings on disk
+//!   ([`recording`]: opened and played in passes of whole I/Q pairs);
 //! - rtl_tcp ([`rtltcp`]: protocol, client, and a server for a recording
 //!   or a dongle);
 //! - one source of I/Q for every command ([`source`]: a dongle, the
@@ -34,6 +35,7 @@ pub mod log_limit;
 pub mod mode_s;
 pub mod net;
 pub mod radio;
+pub mod recording;
 pub mod ring;
 pub mod rtl;
 pub mod rtltcp;

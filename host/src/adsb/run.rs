@@ -122,7 +122,7 @@ pub struct AdsbArgs {
     /// Write aircraft.json, receiver.json and stats.json into DIR.
     #[arg(long, value_name = "DIR")]
     pub write_json: Option<PathBuf>,
-    /// Seconds between JSON writes.
+    /// Seconds between JSON writes (finite, above 0: checked as parsed).
     #[arg(long, default_value_t = 1.0, value_parser = parse_seconds)]
     pub write_json_every: f64,
     /// Basemap tile URL template for the web map ({z}/{x}/{y}), when online.
@@ -225,9 +225,6 @@ impl Settings {
             .http_port
             .or(args.demo.then_some(8080))
             .filter(|&p| p != 0);
-        if !(args.write_json_every.is_finite() && args.write_json_every > 0.0) {
-            return Err(AdsbError::WriteJsonEvery);
-        }
         Ok(Settings {
             rate,
             receiver,

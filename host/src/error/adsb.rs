@@ -14,8 +14,6 @@ use std::net::SocketAddr;
 pub enum AdsbError {
     /// `--rate` beyond any sample rate.
     SampleRate,
-    /// `--write-json-every` not positive.
-    WriteJsonEvery,
     /// A `--net-connector` that does not parse.
     ConnectorSpec {
         /// The argument as given.
@@ -76,7 +74,7 @@ impl AdsbError {
     pub fn message(&self) -> String {
         match self {
             // The option checks have always been printed bare.
-            AdsbError::SampleRate | AdsbError::WriteJsonEvery => self.to_string(),
+            AdsbError::SampleRate => self.to_string(),
             AdsbError::Demo(e) => format!("airwaves adsb --demo: {e}"),
             e => format!("airwaves adsb: {e}"),
         }
@@ -87,7 +85,6 @@ impl fmt::Display for AdsbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AdsbError::SampleRate => f.write_str("sample rate out of range"),
-            AdsbError::WriteJsonEvery => f.write_str("--write-json-every must be positive"),
             AdsbError::ConnectorSpec { spec, source } => {
                 write!(f, "--net-connector {spec}: {source}")
             }
@@ -131,7 +128,7 @@ impl fmt::Display for AdsbError {
 impl std::error::Error for AdsbError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            AdsbError::SampleRate | AdsbError::WriteJsonEvery | AdsbError::SourcePanicked => None,
+            AdsbError::SampleRate | AdsbError::SourcePanicked => None,
             AdsbError::ConnectorSpec { source, .. } => Some(source),
             AdsbError::Connector { source, .. }
             | AdsbError::Port { source, .. }

@@ -29,9 +29,9 @@
 
 use super::usb::{BulkReader, UsbError, UsbStrings, UsbTransport};
 use super::{Error, Result};
+use crate::recording::Recording;
 use crate::usb_async::{Flow, Sink, StopReason, StreamConfig, StreamError, StreamStats};
 use std::collections::HashMap;
-use std::io::{BufReader, Read, Seek};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -344,14 +344,8 @@ impl FakeRtl {
         if let Some(f) = &mut self.file {
             let mut n = 0;
             while n < buf.len() {
+                // Whole I/Q pairs, again from the start when looping.
                 match f.read(&mut buf[n..]) {
-                    // The end of a pass (or of a file that shrank): again
-                    // from the start; a pass that read nothing ends it.
-                    Ok(0) if self.cfg.looped && f.pos > 0 => {
-                        if f.rewind().is_err() {
-                            return Err(UsbError::Other("cannot rewind the .cu8 file"));
-                        }
-                    }
                     Ok(0) => break,
                     Ok(k) => n += k,
                     Err(_) => return Err(UsbError::Other("cannot read the .cu8 file")),
@@ -401,7 +395,7 @@ impl FakeRtl {
             if self.test_mode() && self.file.is_none() {
                 self.counter = self.counter.wrapping_add(lost as u8);
             } else if let Some(f) = &mut self.file {
-                let _ = f.skip(lost, self.cfg.looped);
+                let _ = f.skip(lost);
             }
         }
         let due = Duration::from_secs_f64((self.stream_bytes + n as u64) as f64 / bytes_per_s);
@@ -599,60 +593,6 @@ impl UsbTransport for FakeRtl {
 
     fn release(&mut self) -> std::result::Result<(), UsbError> {
         self.check_gone()
-    }
-}
-
-/// The emulator's `.cu8` recording, read in passes: the whole file when
-/// played once; whole I/Q pairs when looped (an odd-length file's last byte
-/// is left out of every pass, so I and Q never swap places on the next).
-struct Recording {
-    r: BufReader<std::fs::File>,
-    /// Bytes in a pass.
-    pass_len: u64,
-    /// Bytes of this pass read (or skipped).
-    pos: u64,
-}
-
-impl Recording {
-    fn open(path: &std::path::Path, looped: bool) -> std::io::Result<Recording> {
-        let f = std::fs::File::open(path)?;
-        let len = f.metadata()?.len();
-        Ok(Recording {
-            r: BufReader::with_capacity(1 << 16, f),
-            pass_len: if looped { len & !1 } else { len },
-            pos: 0,
-        })
-    }
-
-    /// Bytes of this pass into `buf`; 0 at its end.
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let left = usize::try_from(self.pass_len.saturating_sub(self.pos)).unwrap_or(usize::MAX);
-        let want = buf.len().min(left);
-        if want == 0 {
-            return Ok(0);
-        }
-        let k = self.r.read(&mut buf[..want])?;
-        self.pos += k as u64;
-        Ok(k)
-    }
-
-    fn rewind(&mut self) -> std::io::Result<()> {
-        self.r.rewind()?;
-        self.pos = 0;
-        Ok(())
-    }
-
-    /// Skip `n` bytes (what a dongle's overflow loses): around the loop
-    /// when looped, else at most to the end.
-    fn skip(&mut self, n: u64, looped: bool) -> std::io::Result<()> {
-        let to = if looped && self.pass_len > 0 {
-            (self.pos + n % self.pass_len) % self.pass_len
-        } else {
-            (self.pos + n).min(self.pass_len)
-        };
-        self.r.seek(std::io::SeekFrom::Start(to))?;
-        self.pos = to;
-        Ok(())
     }
 }
 

@@ -12,10 +12,10 @@
 
 use super::device::Control;
 use super::protocol::{DirectSampling, Header, R82XX_GAINS_TENTH_DB};
+use crate::recording::Recording;
 use crate::source::SampleSource;
 use std::fmt;
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -128,17 +128,11 @@ pub fn open(
         path: path.to_owned(),
         source,
     };
-    let file = crate::source::open_recording(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
+    let recording = Recording::open(path, looping).map_err(io)?;
     let rate = Arc::new(AtomicU32::new(sample_rate));
     let source = FileSource {
-        file,
+        recording,
         path: path.to_owned(),
-        // Whole I/Q pairs: an odd last byte would swap I and Q on every
-        // other pass of a loop.
-        pass_len: len & !1,
-        pos: 0,
-        looping,
         rate: rate.clone(),
         clock: Clock {
             rate: sample_rate,
@@ -322,13 +316,9 @@ impl Clock {
 /// The streaming half: the file's bytes at the pace of the sample rate.
 #[derive(Debug)]
 pub struct FileSource {
-    file: File,
+    /// The file, in passes of whole I/Q pairs.
+    recording: Recording,
     path: PathBuf,
-    /// Bytes served per pass: the file's length rounded down to whole pairs.
-    pass_len: u64,
-    /// Bytes of this pass served so far.
-    pos: u64,
-    looping: bool,
     rate: Arc<AtomicU32>,
     clock: Clock,
 }
@@ -340,55 +330,13 @@ impl FileSource {
             source,
         }
     }
-
-    /// Read up to `buf.len()` bytes of the pass, restarting at its end when
-    /// looping; `Ok(0)` at the end otherwise.
-    fn read_file(&mut self, buf: &mut [u8]) -> Result<usize, FileError> {
-        if self.pos >= self.pass_len {
-            if !self.looping || self.pass_len == 0 {
-                return Ok(0);
-            }
-            self.rewind()?;
-        }
-        let left = usize::try_from(self.pass_len - self.pos).unwrap_or(usize::MAX);
-        let want = buf.len().min(left);
-        loop {
-            match self.file.read(&mut buf[..want]) {
-                // Shorter than it was at the start: the pass ends here.
-                Ok(0) => {
-                    self.pass_len = self.pos & !1;
-                    return if self.looping && self.pass_len > 0 {
-                        self.rewind()?;
-                        self.read_file(buf)
-                    } else {
-                        Ok(0)
-                    };
-                }
-                Ok(n) => {
-                    self.pos += n as u64;
-                    return Ok(n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.io_error(e)),
-            }
-        }
-    }
-
-    /// Back to the first byte.
-    fn rewind(&mut self) -> Result<(), FileError> {
-        self.file
-            .seek(SeekFrom::Start(0))
-            .map_err(|e| self.io_error(e))?;
-        self.pos = 0;
-        Ok(())
-    }
 }
 
 impl SampleSource for FileSource {
     type Error = FileError;
 
     fn start(&mut self) -> Result<(), FileError> {
-        self.rewind()?;
+        self.recording.rewind().map_err(|e| self.io_error(e))?;
         self.clock.restart(self.rate.load(Ordering::Relaxed));
         Ok(())
     }
@@ -400,7 +348,10 @@ impl SampleSource for FileSource {
         }
         let span = ((2.0 * f64::from(rate) * READ_SPAN_S) as usize & !1).max(2);
         let want = span.min(buf.len());
-        let n = self.read_file(&mut buf[..want])?;
+        let n = self
+            .recording
+            .read(&mut buf[..want])
+            .map_err(|e| self.io_error(e))?;
         self.clock.bytes += n as u64;
         let due = self.clock.due();
         let now = Instant::now();

@@ -1,26 +1,8 @@
 //! A recording (`--ifile`, or standard input) as a source: read as fast as
 //! the consumer takes it, or paced at the sample rate (`--throttle`).
 
-use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Open a recording for reading; a directory is refused here, when it is
-/// named, rather than when the first read fails.
-///
-/// # Errors
-/// The open's error, or [`io::ErrorKind::IsADirectory`].
-pub fn open_recording(path: &Path) -> io::Result<File> {
-    let file = File::open(path)?;
-    if file.metadata()?.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory, not a recording",
-        ));
-    }
-    Ok(file)
-}
 
 /// A `.cu8` byte stream, optionally paced.
 pub(super) struct FileReader {

@@ -28,7 +28,7 @@
 //! [`count_stream`] checks the test-mode counter of any source.
 
 mod file;
-pub use file::open_recording;
+pub use crate::recording::open_recording;
 mod tuning;
 
 use crate::cli::DongleArgs;
