@@ -52,8 +52,11 @@ pub struct DemodStats {
     pub preambles: u64,
     /// Phases sliced (supported DF).
     pub sliced: u64,
-    /// Frames recovered by the sequence (MLSE) re-slice.
+    /// Frames recovered by the sequence (MLSE) re-slice of half-bit
+    /// energies.
     pub mlse: u64,
+    /// Frames recovered by sequence estimation on sample amplitudes.
+    pub sequence: u64,
 }
 
 /// Demodulator state: the power history, the scan position, the noise
@@ -82,6 +85,8 @@ pub struct DemodState {
     pub(super) next_chunk: u64,
     /// Absolute tick of the last preamble that failed.
     pub(super) last_fail: u64,
+    /// Absolute tick of the last preamble given to the sequence estimator.
+    pub(super) last_sequence: u64,
     pub(super) stats: DemodStats,
 }
 
@@ -123,6 +128,7 @@ impl DemodState {
             threshold: u32::MAX,
             next_chunk: 0,
             last_fail: u64::MAX,
+            last_sequence: u64::MAX,
             stats: DemodStats {
                 samples: 0,
                 triggers: 0,
@@ -131,6 +137,7 @@ impl DemodState {
                 preambles: 0,
                 sliced: 0,
                 mlse: 0,
+                sequence: 0,
             },
         }
     }

@@ -2,9 +2,9 @@
 //! (a 2-state Viterbi search over the half-bit energies, with the
 //! neighbour-context energies read off the preamble).
 
-use super::LONG;
 use super::preamble::U_LEN;
 use super::slicer::Slice;
+use super::{HALF, LONG};
 
 /// Expected half-bit energies for each neighbour context, read off the
 /// preamble at the chosen phase (the same receiver response, phase and
@@ -22,7 +22,7 @@ impl Prior {
     /// between two pulses (6–12, 48–54), an empty half after a pulse
     /// (18–24, 60–66), before a pulse (36–42), and the two halves of a
     /// 1 µs pulse (a pulse plus half the leakage seen between pulses).
-    pub(super) fn from_preamble(u: &[u32; U_LEN], p: usize) -> Self {
+    pub(super) fn from_preamble(u: &[u32; U_LEN], p: usize, tps: usize, noise: u32) -> Self {
         let e = |a: usize, b: usize| -> u64 {
             match (u.get(p + a), u.get(p + b)) {
                 (Some(x), Some(y)) => u64::from(y.wrapping_sub(*x)),
@@ -33,14 +33,52 @@ impl Prior {
         let between = ((e(6, 12) + e(48, 54)) / 2) as u32;
         let after = ((e(18, 24) + e(60, 66)) / 2) as u32;
         let before = e(36, 42) as u32;
-        let cont = pulse.saturating_add(between.saturating_sub(before.min(after)) / 2);
+        let (cont1, cont0) = if tps == HALF {
+            coherent_pair(u, p, noise, pulse)
+        } else {
+            let cont = pulse.saturating_add(between.saturating_sub(before.min(after)) / 2);
+            (cont, cont)
+        };
         Self {
             // one[prev][cur]: cur = 1 → pulse in this half.
-            one: [[between, cont], [before, pulse]],
+            one: [[between, cont1], [before, pulse]],
             // zero[cur][next]: cur = 0 → pulse in this half.
-            zero: [[pulse, cont], [after, between]],
+            zero: [[pulse, cont0], [after, between]],
         }
     }
+}
+
+/// The two halves of a 1 µs pulse when a sample is a half-bit (2.0 MS/s):
+/// a pulse starting `φ` ticks into a sample puts amplitude `r₀` in that
+/// sample and `r₁` in the next (both read off the four preamble pulses,
+/// `r = √(m − noise)`). Where two pulses meet, one sample holds the tail
+/// of the first and the head of the second *in phase* (one carrier), so
+/// its amplitude is `r₀ + r₁`, not a sum of powers:
+/// `E₁(0→1) = pulse + (6 − φ)(2 r₀ r₁ + r₁²)` for the first half and
+/// `E₀(0→1) = pulse + φ(r₀² + 2 r₀ r₁)` for the second, where `pulse` is the
+/// energy of an isolated half-bit pulse. Half a sample off, `E(0→1)` is
+/// 2.5 × `pulse`; on a sample boundary `r₁ = 0` and both equal `pulse`.
+fn coherent_pair(u: &[u32; U_LEN], p: usize, noise: u32, pulse: u32) -> (u32, u32) {
+    let phi = (p % HALF) as f32;
+    let m = |x: usize| -> f32 {
+        match (u.get(x), u.get(x + 1)) {
+            (Some(a), Some(b)) => b.wrapping_sub(*a) as f32,
+            _ => 0.0,
+        }
+    };
+    let amp = |x: usize| libm::sqrtf((m(x) - noise as f32).max(0.0));
+    let (mut r0, mut r1) = (0.0f32, 0.0f32);
+    for o in [0, 12, 42, 54] {
+        r0 += amp(p + o) / 4.0;
+        r1 += if phi > 0.0 {
+            amp(p + o + HALF) / 4.0
+        } else {
+            0.0
+        };
+    }
+    let c1 = pulse as f32 + (HALF as f32 - phi) * (2.0 * r0 * r1 + r1 * r1);
+    let c0 = pulse as f32 + phi * (r0 * r0 + 2.0 * r0 * r1);
+    (c1 as u32, c0 as u32)
 }
 
 impl Slice {

@@ -69,13 +69,20 @@
 //!    error; DF11 one bit at most (assuming interrogator code 0); AP formats
 //!    one flip among the 4 least confident bits that gives a known address.
 //!    The DF bits are never changed.
-//! 9. **Second chance: sequence estimation.** The receiver's response and
-//!    the sampling phase spill each pulse into the neighbouring half-bits
-//!    (at 2.0 MS/s a sample *is* a half-bit). The frame is re-sliced by a
-//!    2-state Viterbi search whose expected half-bit energies for each pair
-//!    of neighbouring bits are read off the preamble and refined on the
-//!    frame itself; then validated and repaired again. Run on the first
-//!    phase sliced, for replies at least ~7 dB above the noise floor.
+//! 9. **Second chances: sequence estimation**, for replies at least ~7 dB
+//!    above the noise floor. The receiver's response and the sampling
+//!    phase spill each pulse into the neighbouring half-bits (at 2.0 MS/s
+//!    a sample *is* a half-bit). First the frame is re-sliced by a 2-state
+//!    Viterbi search whose expected half-bit energies for each pair of
+//!    neighbouring bits are read off the preamble and refined on the frame
+//!    itself (cheap; it copes with a weaker reply on top), on the first
+//!    phase sliced. Then, at 2.0, 2.4 and 3 MS/s, by a Viterbi search on
+//!    the *sample amplitudes* with a box model of the pulses, where two
+//!    pulses in one sample add in amplitude (one carrier), at the timing
+//!    of the best fit to the preamble and a tick either side
+//!    (module `sequence`): it reads replies sampled half a
+//!    sample off at 2.0 MS/s, whose half-bit energies tie. Each is
+//!    validated and repaired again.
 //! 10. After a valid frame, scanning resumes after its last bit; after a
 //!     failure it resumes one sample later, so a reply starting inside a
 //!     garbled one still gets its chance (the same preamble is not sliced
@@ -102,10 +109,12 @@
 //! # Cost
 //!
 //! x86-64 instructions per input sample (callgrind, release, including the
-//! byte-to-power conversion; bench cases `modes/demod/*`): about 26 on the
-//! three 2.4 MS/s captures, 13 on receiver noise (σ = 4 LSB), 10.5 on
-//! full-scale uniform noise, 70 on the 2.0 MS/s `modes1` file (silence
-//! stripped: replies back to back, every pulse a trigger). State:
+//! byte-to-power conversion; bench cases `modes/demod/*`, `scripts/ips`):
+//! 34.8 on the 2.4 MS/s capture case, 13.8 on receiver noise (σ = 4 LSB),
+//! 10.5 on full-scale uniform noise, 83.8 on the 2.0 MS/s `modes1` file
+//! (silence stripped: replies back to back, every pulse a trigger). The
+//! amplitude sequence search added 7.5 and 11 of those (27.3 and 72.8
+//! before) and recovered 1 and 12 more frames there. State:
 //! [`DemodState`] ≈ 8.1 KiB plus the filter (`AddressFilter<512>`: 4 KiB).
 //!
 //! # Example
@@ -139,6 +148,8 @@ mod slicer;
 mod repair;
 // Sequence-estimation re-slice (step 9).
 mod mlse;
+// Sequence estimation on sample amplitudes (step 9).
+mod sequence;
 // Known ICAO addresses for the AP formats.
 mod address_filter;
 

@@ -6,6 +6,7 @@
 use super::history::DemodState;
 use super::mlse::Prior;
 use super::preamble::{centroid_phase, coarse_ok, preamble_score, tick_integral, trigger};
+use super::sequence::{Rejected, fit_phase, sequence_slice};
 use super::slicer::{Slice, slice};
 use super::{AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, HALF, SPAN, crc};
 
@@ -139,16 +140,49 @@ impl Demodulator {
                 return Some(self.emit(j, f, sl, filter, sink));
             }
         }
-        // Sequence estimation, on the first (the centroid timing).
-        let (p, level, sl) = kept.into_iter().flatten().next()?;
-        let ts = abs0 + p as u64;
-        if self.mlse && u64::from(level) > 5 * noise6 {
-            if let Some(sl2) = sl.mlse(&Prior::from_preamble(&u, p)) {
+        if self.mlse && u64::from(level0) > 5 * noise6 {
+            // Sequence estimation on the half-bit energies of the first
+            // slice kept (the centroid timing): cheap, and it copes with a
+            // weaker reply overlapping this one.
+            if let Some((p, level, sl)) = kept.into_iter().flatten().next() {
+                let ts = abs0 + p as u64;
+                if u64::from(level) > 5 * noise6 {
+                    if let Some(sl2) = sl.mlse(&Prior::from_preamble(&u, p, T, st.noise)) {
+                        if let Some(f) = self
+                            .validate(&sl2, sl2.bytes, 0, ts, p, T, filter)
+                            .or_else(|| self.repair(&sl2, ts, p, T, filter))
+                        {
+                            st.stats.mlse += 1;
+                            return Some(self.emit(j, f, &sl2, filter, sink));
+                        }
+                    }
+                }
+            }
+            // Sequence estimation on the sample amplitudes, at the timing
+            // of the best box fit to the preamble and a tick either side
+            // (whether or not a plain slice passed its checks: straddled
+            // replies often fail them). Each preamble once; the next
+            // timings only if the first looks like a reply.
+            let fitted = fit_phase::<T>(c, st.noise).filter(|&q| {
+                let fresh = abs0 + q as u64 != st.last_sequence;
+                st.last_sequence = abs0 + q as u64;
+                fresh
+            });
+            let near = fitted
+                .into_iter()
+                .flat_map(|q| [q, q.wrapping_sub(1), q + 1]);
+            for pf in near.filter(|&q| q < SPAN * T) {
+                let sl2 = match sequence_slice::<T>(c, pf, st.noise, !filter.is_empty()) {
+                    Ok(sl2) => sl2,
+                    Err(Rejected::NotReply) => break,
+                    Err(_) => continue,
+                };
+                let ts = abs0 + pf as u64;
                 if let Some(f) = self
-                    .validate(&sl2, sl2.bytes, 0, ts, p, T, filter)
-                    .or_else(|| self.repair(&sl2, ts, p, T, filter))
+                    .validate(&sl2, sl2.bytes, 0, ts, pf, T, filter)
+                    .or_else(|| self.repair(&sl2, ts, pf, T, filter))
                 {
-                    st.stats.mlse += 1;
+                    st.stats.sequence += 1;
                     return Some(self.emit(j, f, &sl2, filter, sink));
                 }
             }
