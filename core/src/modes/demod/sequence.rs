@@ -101,6 +101,8 @@ struct Reply<const T: usize> {
     clipped: bool,
     /// `√((A·ov/T)² + N)` for `ov = 0 ..= 6`.
     mu: [f32; HALF + 1],
+    /// Bit costs of the last search ([`Reply::bit_costs`] per bit).
+    costs: [[f32; 4]; LONG],
 }
 
 impl<const T: usize> Reply<T> {
@@ -121,6 +123,7 @@ impl<const T: usize> Reply<T> {
             noise: noise as f32,
             clipped: false,
             mu: [0.0; HALF + 1],
+            costs: [[0.0; 4]; LONG],
         };
         // Sample i belongs to the bit holding its last tick iT + T − 1.
         for (k, f) in r.first.iter_mut().enumerate() {
@@ -214,11 +217,12 @@ impl<const T: usize> Reply<T> {
     }
 
     /// The least-cost sequence of `n` bits and its cost.
-    fn viterbi(&self, n: usize) -> ([u8; 14], f32) {
+    fn viterbi(&mut self, n: usize) -> ([u8; 14], f32) {
         let mut pm = [f32::INFINITY, 0.0]; // virtual previous bit 1
         let mut back = [0u8; LONG];
         for (k, back) in back[..n].iter_mut().enumerate() {
             let c = self.bit_costs(k);
+            self.costs[k] = c;
             let mut next = [0.0f32; 2];
             for cur in 0..2 {
                 let (via0, via1) = (pm[0] + c[cur], pm[1] + c[2 + cur]);
@@ -252,16 +256,17 @@ impl<const T: usize> Reply<T> {
         (sxx > 0.0 && sxy > 0.0).then(|| sxy / sxx * T as f32)
     }
 
-    /// Margin of bit `k`: the cost of flipping it alone.
+    /// Margin of bit `k`: the cost of flipping it alone (from the costs
+    /// of the last search, which must have covered `n` bits).
     fn margin(&self, n: usize, bits: &[u8; 14], k: usize) -> f32 {
         let at = |prev: bool, cur: bool| 2 * usize::from(prev) + usize::from(cur);
         let prev = k == 0 || bit(bits, k - 1);
         let cur = bit(bits, k);
-        let c = self.bit_costs(k);
+        let c = self.costs[k];
         let mut d = c[at(prev, !cur)] - c[at(prev, cur)];
         if k + 1 < n {
             let next = bit(bits, k + 1);
-            let c = self.bit_costs(k + 1);
+            let c = self.costs[k + 1];
             d += c[at(!cur, next)] - c[at(cur, next)];
         }
         d
