@@ -59,7 +59,8 @@
 //!    rate (same seed, seconds and sample rate) and ends with a compact
 //!    table: recall (all, clean, overlapped, overlapped by a stronger reply),
 //!    false frames and instructions per sample of every decoder per rate,
-//!    and airwaves' total recall over each decoder's.
+//!    and airwaves' total recall over each decoder's (a single run ends
+//!    with the same table for its one rate).
 //! 8. With `--check`, exit non-zero unless airwaves meets the targets of
 //!    [`verdict`] against dump1090-mutability (the integration test
 //!    `benches/tests/modes_vs_dump1090.rs` runs this with `--no-anchors`).
@@ -1066,9 +1067,13 @@ fn run(o: &Options) -> Result<(), String> {
                 d.false_frames
             );
         }
-        if o.callgrind {
-            instructions(o, &decoders, o.fps)?;
-        }
+        let per_sample = if o.callgrind {
+            instructions(o, &decoders, o.fps)?
+        } else {
+            Vec::new()
+        };
+        println!("\nSummary:\n");
+        print!("{}", sweep_table(&sweep_rows(o.fps, &c, &per_sample)));
         return Ok(());
     }
     let mut rows = Vec::new();
