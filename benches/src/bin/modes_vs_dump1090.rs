@@ -1,43 +1,78 @@
-//! Mode S decoding benchmark on a synthetic scene: recall per SNR band and
-//! false frames of Debian's `dump1090-mutability` and of `airwaves decode`,
-//! plus the instructions per input sample of both (callgrind).
+//! Mode S decoding benchmark on a synthetic scene: recall per SNR band, per
+//! overlap depth and false frames of `airwaves decode` and of three anchors,
+//! Debian's `dump1090-mutability`, FlightAware's `dump1090-fa` and
+//! wiedehopf's `readsb`, plus the instructions per input sample of each
+//! (callgrind).
 //!
 //! ```text
-//! cargo build --release -p airwaves -p airwaves-benches
+//! cargo build --release -p airwaves -p airwaves-benches --bins
+//! scripts/anchors     # optional: builds dump1090-fa and readsb into ../anchors
 //! target/release/modes_vs_dump1090 [--seconds 10] [--rate 2400000] [--seed 1]
-//!     [--fps 1000] [--airwaves PATH] [--dump1090 PATH] [--workdir DIR]
-//!     [--callgrind-seconds 1] [--no-callgrind] [--check]
+//!     [--fps 1000] [--fps-sweep 100,500,1500,3000] [--airwaves PATH]
+//!     [--dump1090 PATH] [--dump1090-fa PATH] [--readsb PATH] [--no-anchors]
+//!     [--scene-arg ARG]... [--workdir DIR] [--callgrind-seconds 1]
+//!     [--no-callgrind] [--check]
 //! ```
 //!
 //! Steps:
 //!
 //! 1. `airwaves scene --seconds S --rate R --seed N --fps F OUT.cu8 TRUTH.txt`
-//!    writes the scene and its truth list (one line per reply; see
-//!    `host/src/scene.rs`).
-//! 2. `dump1090-mutability --ifile OUT.cu8 --iformat UC8 --mlat --fix --raw`
-//!    decodes it (`apt-get install -y dump1090-mutability`); its `@`-lines
-//!    (`@` + 12 hex digits of 12 MHz timestamp + frame hex + `;`) are
-//!    collected. That build only reads 2.4 MS/s, so at other rates its
-//!    column is `n/a`.
-//! 3. `airwaves decode --rate R OUT.cu8` is run the same way; it must print
-//!    the same `@TTTTTTTTTTTTHEX;` (or `*HEX;`) lines on stdout. Until it
-//!    exists its column reads `n/a`.
+//!    writes the scene and its truth list (one line per reply, Mode A/C
+//!    included; see `host/src/sim/scene.rs`); each `--scene-arg ARG` is
+//!    passed on (e.g. `--scene-arg --taps --scene-arg 1`).
+//! 2. Each anchor decodes the file and prints `@`-lines (`@` + 12 hex digits
+//!    of 12 MHz sample clock + frame hex + `;`), which are collected:
+//!    - `dump1090-mutability --ifile OUT.cu8 --iformat UC8 --mlat --fix --raw`
+//!      (`apt-get install -y dump1090-mutability`; CI has it);
+//!    - `dump1090-fa --ifile OUT.cu8 --iformat UC8 --mlat --raw` with
+//!      `--fix-2bit` and with `--fix` (its packaged default: one-bit repair);
+//!      dump1090-fa exits 1 ("Abnormal exit") at the end of every file after
+//!      draining its buffers, which is accepted;
+//!    - `readsb --device-type ifile --ifile OUT.cu8 --iformat UC8 --mlat --raw
+//!      --no-interactive` (its defaults: one-bit repair, preamble threshold 58).
+//!
+//!    dump1090-fa and readsb are built from their public sources by
+//!    `scripts/anchors` (never committed, not in CI); they are taken from
+//!    `--dump1090-fa PATH` / `--readsb PATH`, else from
+//!    `$AIRWAVES_ANCHORS/bin/` (default `../anchors/bin/` beside the
+//!    repository) when present; a missing anchor's column reads `n/a`, and
+//!    `--no-anchors` leaves both out. All three anchors read only
+//!    2.4 MS/s, so at other rates their columns are `n/a`.
+//! 3. `airwaves decode --rate R --format avr-ts OUT.cu8` is run the same way.
 //! 4. Decoded frames are matched to the truth by exact hex and time (see
 //!    [`match_frames`]): a decoder's (repaired) frame counts as correct only
 //!    if it equals a transmitted frame, at that frame's time.
-//! 5. `valgrind --tool=callgrind` counts the instructions of
-//!    dump1090-mutability and of `airwaves decode` (AVR and JSON output;
-//!    JSON parses every field of every frame) on 1 s and 2 s scenes; the
-//!    difference over the extra samples is the marginal cost per input
-//!    sample (start-up cancels out).
-//! 6. With `--check`, exit non-zero unless airwaves meets the targets of
-//!    [`verdict`] (the integration test `benches/tests/modes_vs_dump1090.rs`
-//!    runs this on a short scene).
+//! 5. Recall is printed per SNR band ([`table`]) and per overlap depth
+//!    ([`overlap_table`]): for each overlapped Mode S reply, the strongest
+//!    other reply (Mode S or A/C) that overlaps it in time, its level
+//!    relative to ours (SNR difference = power ratio) and where it starts
+//!    relative to ours (before ours, in our preamble, in our data), all
+//!    computed from the truth lines (start, length 8 + 56/112 µs, or a Mode
+//!    A/C reply's 20.75/25.1 µs, SNR).
+//! 6. `valgrind --tool=callgrind` counts the instructions of every decoder
+//!    (airwaves with AVR and with JSON output; JSON parses every field of
+//!    every frame) on 1 s and 2 s scenes; the difference over the extra
+//!    samples is the marginal cost per input sample (start-up cancels out;
+//!    the anchors' wall-clock housekeeping, slowed by valgrind, does not,
+//!    but it is small next to demodulation).
+//! 7. `--fps-sweep 100,500,1500,3000` runs steps 1–6 at each Mode S reply
+//!    rate (same seed, seconds and sample rate) and ends with a compact
+//!    table: recall (all, clean, overlapped, overlapped by a stronger reply),
+//!    false frames and instructions per sample of every decoder per rate,
+//!    and airwaves' total recall over each decoder's (a single run ends
+//!    with the same table for its one rate).
+//! 8. With `--check`, exit non-zero unless airwaves meets the targets of
+//!    [`verdict`] against dump1090-mutability (the integration test
+//!    `benches/tests/modes_vs_dump1090.rs` runs this with `--no-anchors`).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+use airwaves_core::modes::modulate::{
+    BIT_US, MODE_AC_F2_US, MODE_AC_LEN_US, MODE_AC_PULSE_US, PREAMBLE_US,
+};
 
 /// Width of an SNR band, dB.
 const BAND_DB: f64 = 4.0;
@@ -47,6 +82,22 @@ const BANDS: usize = 7;
 /// constant offset) at which a decoded frame still matches a truth frame:
 /// 10 µs, far below the time between two identical frames of an aircraft.
 const TOLERANCE_TICKS: i64 = 120;
+/// 12 MHz ticks per µs.
+const TICKS_PER_US: f64 = 12.0;
+/// Slack when recomputing overlaps from truth times, µs: the truth's `t12`
+/// is rounded to 1/12 µs, while the generator's `ovl_*` flags come from
+/// exact times.
+const OVERLAP_SLACK_US: f64 = 0.2;
+
+/// The strongest other reply that overlaps a Mode S frame in time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Overlap {
+    /// Its SNR minus the frame's, dB: the power ratio of the two replies.
+    rel_db: f64,
+    /// Its start minus the frame's, µs; negative when the frame starts
+    /// inside it.
+    start_us: f64,
+}
 
 /// One transmitted Mode S frame of the truth list.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +110,9 @@ struct TruthFrame {
     snr_db: f64,
     /// Overlapped by another reply (flag `ovl_s` or `ovl_ac`).
     overlapped: bool,
+    /// The strongest overlapping reply, found from the truth's times and
+    /// lengths (`None` when not overlapped).
+    overlap: Option<Overlap>,
 }
 
 /// One frame reported by a decoder.
@@ -70,9 +124,20 @@ struct Decoded {
     hex: String,
 }
 
-/// Mode S lines of a truth file (comments and Mode A/C replies skipped).
+/// One reply of the truth list (Mode S or A/C), for overlap geometry.
+struct Span {
+    start_us: f64,
+    end_us: f64,
+    snr_db: f64,
+    /// Index in the Mode S frame list, for Mode S replies.
+    frame: Option<usize>,
+}
+
+/// Mode S lines of a truth file (comments skipped; Mode A/C replies count
+/// only as overlapping replies), each with its strongest overlapping reply.
 fn parse_truth(text: &str) -> Result<Vec<TruthFrame>, String> {
     let mut out = Vec::new();
+    let mut spans = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -86,20 +151,67 @@ fn parse_truth(text: &str) -> Result<Vec<TruthFrame>, String> {
                 c.len()
             ));
         }
-        if c[6].split(',').any(|f| f == "modeac") {
+        let bad = |what: &str| format!("truth line {}: bad {what}", i + 1);
+        let t12: i64 = c[1].parse().map_err(|_| bad("t12"))?;
+        let snr_db: f64 = c[3].parse().map_err(|_| bad("snr"))?;
+        let flags: Vec<&str> = c[6].split(',').collect();
+        let start_us = t12 as f64 / TICKS_PER_US;
+        if flags.contains(&"modeac") {
+            let len_us = if flags.contains(&"spi") {
+                MODE_AC_LEN_US
+            } else {
+                MODE_AC_F2_US + MODE_AC_PULSE_US
+            };
+            spans.push(Span {
+                start_us,
+                end_us: start_us + len_us,
+                snr_db,
+                frame: None,
+            });
             continue;
         }
-        let bad = |what: &str| format!("truth line {}: bad {what}", i + 1);
-        out.push(TruthFrame {
-            t12: c[1].parse().map_err(|_| bad("t12"))?,
-            hex: c[2].to_ascii_uppercase(),
-            snr_db: c[3].parse().map_err(|_| bad("snr"))?,
-            overlapped: c[6].split(',').any(|f| f == "ovl_s" || f == "ovl_ac"),
+        let hex = c[2].to_ascii_uppercase();
+        spans.push(Span {
+            start_us,
+            end_us: start_us + PREAMBLE_US + BIT_US * 4.0 * hex.len() as f64,
+            snr_db,
+            frame: Some(out.len()),
         });
+        out.push(TruthFrame {
+            t12,
+            hex,
+            snr_db,
+            overlapped: flags.iter().any(|&f| f == "ovl_s" || f == "ovl_ac"),
+            overlap: None,
+        });
+    }
+    spans.sort_by(|a, b| a.start_us.total_cmp(&b.start_us));
+    // The longest reply is a 120 µs Mode S frame: no reply that starts
+    // earlier than that before ours can reach it.
+    let longest = PREAMBLE_US + BIT_US * 112.0 + OVERLAP_SLACK_US;
+    for (k, s) in spans.iter().enumerate() {
+        let Some(f) = s.frame else { continue };
+        if !out[f].overlapped {
+            continue;
+        }
+        let before = spans[..k]
+            .iter()
+            .rev()
+            .take_while(|o| o.start_us > s.start_us - longest)
+            .filter(|o| o.end_us + OVERLAP_SLACK_US > s.start_us);
+        let after = spans[k + 1..]
+            .iter()
+            .take_while(|o| o.start_us < s.end_us + OVERLAP_SLACK_US);
+        out[f].overlap = before
+            .chain(after)
+            .max_by(|a, b| a.snr_db.total_cmp(&b.snr_db))
+            .map(|o| Overlap {
+                rel_db: o.snr_db - s.snr_db,
+                start_us: o.start_us - s.start_us,
+            });
     }
     Ok(out)
 }
-
 /// Frames in a decoder's output: `@` + 12 hex digits (timestamp) + hex +
 /// `;` (dump1090 `--mlat`) or `*` + hex + `;` (AVR); other lines and frames
 /// that are not 14 or 28 hex digits are ignored.
@@ -320,12 +432,193 @@ fn table(truth: &[TruthFrame], decoders: &[(&str, Option<&Matching>)]) -> String
     s
 }
 
+/// Rows of the overlap table: a frame counts in every row whose test it
+/// passes (clean frames only in the first).
+const OVERLAP_ROWS: [&str; 14] = [
+    "clean (no other reply overlaps)",
+    "overlapped, all",
+    "strongest other ≥ 6 dB weaker",
+    "strongest other 0–6 dB weaker",
+    "strongest other 0–3 dB stronger",
+    "strongest other 3–6 dB stronger",
+    "strongest other 6–10 dB stronger",
+    "strongest other ≥ 10 dB stronger",
+    "weaker, starts before ours",
+    "weaker, starts in our preamble (0–8 µs)",
+    "weaker, starts in our data (≥ 8 µs)",
+    "stronger, starts before ours",
+    "stronger, starts in our preamble (0–8 µs)",
+    "stronger, starts in our data (≥ 8 µs)",
+];
+
+/// Indices into [`OVERLAP_ROWS`] of the rows that `f` counts in. An
+/// overlapped frame whose overlapping reply could not be found again from
+/// the truth's times (none expected) counts only as "overlapped, all".
+fn overlap_rows(f: &TruthFrame) -> Vec<usize> {
+    if !f.overlapped {
+        return vec![0];
+    }
+    let mut rows = vec![1];
+    if let Some(o) = f.overlap {
+        rows.push(match o.rel_db {
+            r if r < -6.0 => 2,
+            r if r < 0.0 => 3,
+            r if r < 3.0 => 4,
+            r if r < 6.0 => 5,
+            r if r < 10.0 => 6,
+            _ => 7,
+        });
+        let at = if o.start_us < 0.0 {
+            0
+        } else if o.start_us < PREAMBLE_US {
+            1
+        } else {
+            2
+        };
+        rows.push(if o.rel_db < 0.0 { 8 } else { 11 } + at);
+    }
+    rows
+}
+
+/// `(frames, hits)` per row of [`OVERLAP_ROWS`].
+fn recall_by_overlap(truth: &[TruthFrame], hit: &[bool]) -> [(usize, usize); OVERLAP_ROWS.len()] {
+    let mut r = [(0, 0); OVERLAP_ROWS.len()];
+    for (t, &h) in truth.iter().zip(hit) {
+        for row in overlap_rows(t) {
+            r[row].0 += 1;
+            r[row].1 += usize::from(h);
+        }
+    }
+    r
+}
+
+/// The overlap-depth table: frames and each decoder's recall per row of
+/// [`OVERLAP_ROWS`] (`None` = not run: `n/a`).
+fn overlap_table(truth: &[TruthFrame], decoders: &[(&str, Option<&Matching>)]) -> String {
+    let mut s = String::from("| overlap | frames |");
+    let mut rule = String::from("|---|---:|");
+    for (name, _) in decoders {
+        let _ = write!(s, " {name} |");
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(s, "\n{rule}");
+    let counts = recall_by_overlap(truth, &vec![false; truth.len()]);
+    let per: Vec<_> = decoders
+        .iter()
+        .map(|(_, m)| m.map(|m| recall_by_overlap(truth, &m.hit)))
+        .collect();
+    for (row, label) in OVERLAP_ROWS.iter().enumerate() {
+        let _ = write!(s, "| {label} | {} |", counts[row].0);
+        for p in &per {
+            match p {
+                Some(r) => {
+                    let _ = write!(s, " {} |", percent(r[row]));
+                }
+                None => s.push_str(" n/a |"),
+            }
+        }
+        s.push('\n');
+    }
+    let unplaced = truth
+        .iter()
+        .filter(|t| t.overlapped && t.overlap.is_none())
+        .count();
+    if unplaced > 0 {
+        let _ = writeln!(
+            s,
+            "({unplaced} overlapped frames whose overlapping reply was not found from the truth times: in \"overlapped, all\" only)"
+        );
+    }
+    s
+}
+
 /// Instructions reported by callgrind on stderr (`Collected : N`).
 fn callgrind_total(stderr: &str) -> Option<u64> {
     stderr
         .lines()
         .find_map(|l| l.split_once("Collected :").map(|(_, n)| n.trim()))
         .and_then(|n| n.parse().ok())
+}
+
+/// Which program a [`Decoder`] runs, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Debian's dump1090-mutability, `--fix`.
+    Mutability,
+    /// dump1090-fa with `--fix-2bit`.
+    Fa2Bit,
+    /// dump1090-fa with `--fix` (its packaged default).
+    FaFix,
+    /// readsb with its defaults (one-bit repair).
+    Readsb,
+    /// `airwaves decode`.
+    Airwaves,
+}
+
+/// A decoder under test: a label for the tables, its kind and program.
+#[derive(Debug, Clone, PartialEq)]
+struct Decoder {
+    label: &'static str,
+    kind: Kind,
+    program: PathBuf,
+}
+
+impl Decoder {
+    fn new(kind: Kind, program: impl Into<PathBuf>) -> Self {
+        let label = match kind {
+            Kind::Mutability => "dump1090-mutability",
+            Kind::Fa2Bit => "dump1090-fa --fix-2bit",
+            Kind::FaFix => "dump1090-fa --fix",
+            Kind::Readsb => "readsb",
+            Kind::Airwaves => "airwaves",
+        };
+        Decoder {
+            label,
+            kind,
+            program: program.into(),
+        }
+    }
+
+    /// The anchors read 2.4 MS/s only (their demodulator is `demod_2400`).
+    fn reads_rate(&self, rate: f64) -> bool {
+        self.kind == Kind::Airwaves || (rate - 2.4e6).abs() < 1.0
+    }
+
+    /// The command that decodes `cu8` at `rate` and prints timestamped raw
+    /// frames on stdout (`format`: airwaves' output format).
+    fn command(&self, cu8: &Path, rate: f64, format: &str) -> Command {
+        let mut c = Command::new(&self.program);
+        match self.kind {
+            Kind::Mutability | Kind::Fa2Bit | Kind::FaFix => {
+                let fix = match self.kind {
+                    Kind::Fa2Bit => "--fix-2bit",
+                    _ => "--fix",
+                };
+                c.arg("--ifile")
+                    .arg(cu8)
+                    .args(["--iformat", "UC8", "--mlat", fix, "--raw"]);
+            }
+            Kind::Readsb => {
+                c.args(["--device-type", "ifile", "--ifile"])
+                    .arg(cu8)
+                    .args(["--iformat", "UC8", "--mlat", "--raw", "--no-interactive"]);
+            }
+            Kind::Airwaves => {
+                c.arg("decode")
+                    .args(["--rate", &rate.to_string()])
+                    .args(["--format", format])
+                    .arg(cu8);
+            }
+        }
+        c
+    }
+
+    /// Whether exit status `code` means the whole file was decoded:
+    /// dump1090-fa exits 1 at every end of file ("Abnormal exit": its
+    /// reader thread ends first), after draining its buffers.
+    fn exit_ok(&self, code: Option<i32>) -> bool {
+        code == Some(0) || (matches!(self.kind, Kind::Fa2Bit | Kind::FaFix) && code == Some(1))
+    }
 }
 
 /// Command-line options.
@@ -335,13 +628,31 @@ struct Options {
     rate: f64,
     seed: u64,
     fps: f64,
+    /// Mode S reply rates of `--fps-sweep` (empty: one run at `fps`).
+    fps_sweep: Vec<f64>,
     airwaves: PathBuf,
     dump1090: String,
+    /// dump1090-fa binary (`--dump1090-fa`, else `$AIRWAVES_ANCHORS/bin/`).
+    dump1090_fa: Option<PathBuf>,
+    /// readsb binary (`--readsb`, else `$AIRWAVES_ANCHORS/bin/`).
+    readsb: Option<PathBuf>,
+    /// Extra arguments for `airwaves scene` (`--scene-arg`, repeatable),
+    /// e.g. `--scene-arg --taps --scene-arg 1` to vary the generator.
+    scene_args: Vec<String>,
     workdir: PathBuf,
     callgrind_seconds: f64,
     callgrind: bool,
     /// Fail unless airwaves meets the issue's targets (see [`verdict`]).
     check: bool,
+}
+
+/// `$AIRWAVES_ANCHORS/bin/NAME` (default `../anchors/bin/NAME` beside the
+/// repository), if it exists.
+fn anchor_binary(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("AIRWAVES_ANCHORS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../anchors"));
+    Some(dir.join("bin").join(name)).filter(|p| p.is_file())
 }
 
 impl Options {
@@ -354,52 +665,100 @@ impl Options {
             rate: 2.4e6,
             seed: 1,
             fps: 1000.0,
+            fps_sweep: Vec::new(),
             airwaves: target.join("release/airwaves"),
             dump1090: "dump1090-mutability".into(),
+            dump1090_fa: None,
+            readsb: None,
+            scene_args: Vec::new(),
             workdir: std::env::temp_dir().join("airwaves-modes-bench"),
             callgrind_seconds: 1.0,
             callgrind: true,
             check: false,
         };
+        let (mut fa, mut readsb, mut anchors) = (None, None, true);
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            if a == "--no-callgrind" {
-                o.callgrind = false;
-                continue;
-            }
-            if a == "--check" {
-                o.check = true;
-                continue;
-            }
-            let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
-            let num = |v: &str| {
-                v.parse::<f64>()
-                    .map_err(|_| format!("{a}: not a number: {v}"))
-            };
             match a.as_str() {
-                "--seconds" => o.seconds = num(v)?,
-                "--rate" => o.rate = num(v)?,
-                "--seed" => o.seed = v.parse().map_err(|_| format!("--seed: {v}"))?,
-                "--fps" => o.fps = num(v)?,
-                "--airwaves" => o.airwaves = v.into(),
-                "--dump1090" => o.dump1090 = v.clone(),
-                "--workdir" => o.workdir = v.into(),
-                "--callgrind-seconds" => o.callgrind_seconds = num(v)?,
-                _ => return Err(format!("unknown option {a}")),
+                "--no-callgrind" => o.callgrind = false,
+                "--check" => o.check = true,
+                "--no-anchors" => anchors = false,
+                _ => {
+                    let v = it.next().ok_or_else(|| format!("{a} needs a value"))?;
+                    o.set(a, v, &mut fa, &mut readsb)?;
+                }
             }
+        }
+        if anchors {
+            o.dump1090_fa = fa.or_else(|| anchor_binary("dump1090-fa"));
+            o.readsb = readsb.or_else(|| anchor_binary("readsb"));
         }
         Ok(o)
     }
+
+    /// Apply option `a` with value `v` (`--dump1090-fa` and `--readsb` go to
+    /// `fa` and `readsb`, resolved after all options are read).
+    fn set(
+        &mut self,
+        a: &str,
+        v: &str,
+        fa: &mut Option<PathBuf>,
+        readsb: &mut Option<PathBuf>,
+    ) -> Result<(), String> {
+        let num = |v: &str| {
+            v.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .ok_or_else(|| format!("{a}: not a positive number: {v}"))
+        };
+        match a {
+            "--seconds" => self.seconds = num(v)?,
+            "--rate" => self.rate = num(v)?,
+            "--seed" => self.seed = v.parse().map_err(|_| format!("--seed: {v}"))?,
+            "--fps" => self.fps = num(v)?,
+            "--fps-sweep" => self.fps_sweep = v.split(',').map(num).collect::<Result<_, _>>()?,
+            "--airwaves" => self.airwaves = v.into(),
+            "--dump1090" => self.dump1090 = v.into(),
+            "--dump1090-fa" => *fa = Some(v.into()),
+            "--readsb" => *readsb = Some(v.into()),
+            "--scene-arg" => self.scene_args.push(v.into()),
+            "--workdir" => self.workdir = v.into(),
+            "--callgrind-seconds" => self.callgrind_seconds = num(v)?,
+            _ => return Err(format!("unknown option {a}")),
+        }
+        Ok(())
+    }
+
+    /// Every decoder to run, anchors first, airwaves last.
+    fn decoders(&self) -> Vec<Decoder> {
+        let mut v = vec![Decoder::new(Kind::Mutability, &self.dump1090)];
+        if let Some(p) = &self.dump1090_fa {
+            v.push(Decoder::new(Kind::Fa2Bit, p));
+            v.push(Decoder::new(Kind::FaFix, p));
+        }
+        if let Some(p) = &self.readsb {
+            v.push(Decoder::new(Kind::Readsb, p));
+        }
+        v.push(Decoder::new(Kind::Airwaves, &self.airwaves));
+        v
+    }
 }
 
-/// Run `airwaves scene`; returns the truth text.
-fn make_scene(o: &Options, seconds: f64, cu8: &Path, truth: &Path) -> Result<String, String> {
+/// Run `airwaves scene` at `fps` Mode S replies/s; returns the truth text.
+fn make_scene(
+    o: &Options,
+    seconds: f64,
+    fps: f64,
+    cu8: &Path,
+    truth: &Path,
+) -> Result<String, String> {
     let out = Command::new(&o.airwaves)
         .arg("scene")
         .args(["--seconds", &seconds.to_string()])
         .args(["--rate", &o.rate.to_string()])
         .args(["--seed", &o.seed.to_string()])
-        .args(["--fps", &o.fps.to_string()])
+        .args(["--fps", &fps.to_string()])
+        .args(&o.scene_args)
         .arg(cu8)
         .arg(truth)
         .output()
@@ -420,15 +779,17 @@ fn make_scene(o: &Options, seconds: f64, cu8: &Path, truth: &Path) -> Result<Str
     std::fs::read_to_string(truth).map_err(|e| format!("{}: {e}", truth.display()))
 }
 
-/// Run a decoder and parse its stdout; `None` if it cannot run or fails.
-fn run_decoder(cmd: &mut Command, name: &str) -> Option<Vec<Decoded>> {
-    match cmd.output() {
-        Ok(out) if out.status.success() => {
+/// Run decoder `d` on `cu8` and parse its stdout; `None` if it cannot run
+/// or fails.
+fn run_decoder(d: &Decoder, cu8: &Path, rate: f64) -> Option<Vec<Decoded>> {
+    match d.command(cu8, rate, "avr-ts").output() {
+        Ok(out) if d.exit_ok(out.status.code()) => {
             Some(parse_decoded(&String::from_utf8_lossy(&out.stdout)))
         }
         Ok(out) => {
             eprintln!(
-                "{name}: failed ({}): {}",
+                "{}: failed ({}): {}",
+                d.label,
                 out.status,
                 String::from_utf8_lossy(&out.stderr)
                     .lines()
@@ -438,61 +799,38 @@ fn run_decoder(cmd: &mut Command, name: &str) -> Option<Vec<Decoded>> {
             None
         }
         Err(e) => {
-            eprintln!("{name}: cannot run: {e}");
+            eprintln!("{}: cannot run {}: {e}", d.label, d.program.display());
             None
         }
     }
 }
 
-fn dump1090_command(o: &Options, cu8: &Path) -> Command {
-    let mut c = Command::new(&o.dump1090);
-    c.arg("--ifile")
-        .arg(cu8)
-        .args(["--iformat", "UC8", "--mlat", "--fix", "--raw"]);
-    c
-}
-
-/// `airwaves decode` of `cu8` at the scene's rate with output `format`.
-fn airwaves_command(o: &Options, cu8: &Path, format: &str) -> Command {
-    let mut c = Command::new(&o.airwaves);
-    c.arg("decode")
-        .args(["--rate", &o.rate.to_string()])
-        .args(["--format", format])
-        .arg(cu8);
-    c
-}
-
-/// The decoders whose instructions are counted: a name and the command
-/// that decodes a scene file (dump1090-mutability only at 2.4 MS/s, the
-/// one rate it reads).
-fn decoders(o: &Options, cu8: &Path) -> Vec<(&'static str, Command)> {
-    let mut list = Vec::new();
-    if (o.rate - 2.4e6).abs() < 1.0 {
-        list.push((
-            "dump1090-mutability --mlat --fix --raw",
-            dump1090_command(o, cu8),
-        ));
-    }
-    list.push((
-        "airwaves decode --format avr-ts",
-        airwaves_command(o, cu8, "avr-ts"),
-    ));
-    list.push((
-        "airwaves decode --format json",
-        airwaves_command(o, cu8, "json"),
-    ));
-    list
-}
-
-/// Instructions (callgrind) of each of [`decoders`] on a scene of
-/// `seconds`: `(name, instructions, samples)`.
-fn count_instructions(o: &Options, seconds: f64) -> Result<Vec<(&'static str, u64, u64)>, String> {
-    let cu8 = o.workdir.join(format!("ips_{seconds}.cu8"));
-    let truth = o.workdir.join(format!("ips_{seconds}.txt"));
-    make_scene(o, seconds, &cu8, &truth)?;
+/// Instructions (callgrind) of every decoder that reads the rate, plus
+/// airwaves with JSON output, on a scene of `seconds` at `fps`:
+/// `(label, instructions, samples)`. A decoder that does not run is left
+/// out with a message.
+fn count_instructions(
+    o: &Options,
+    decoders: &[Decoder],
+    seconds: f64,
+    fps: f64,
+) -> Result<Vec<(String, u64, u64)>, String> {
+    let cu8 = o.workdir.join(format!("ips_{seconds}_{fps}.cu8"));
+    let truth = o.workdir.join(format!("ips_{seconds}_{fps}.txt"));
+    make_scene(o, seconds, fps, &cu8, &truth)?;
     let samples = std::fs::metadata(&cu8).map_err(|e| e.to_string())?.len() / 2;
+    let mut runs: Vec<(String, Command)> = Vec::new();
+    for d in decoders.iter().filter(|d| d.reads_rate(o.rate)) {
+        runs.push((d.label.to_string(), d.command(&cu8, o.rate, "avr-ts")));
+        if d.kind == Kind::Airwaves {
+            runs.push((
+                format!("{} (JSON output)", d.label),
+                d.command(&cu8, o.rate, "json"),
+            ));
+        }
+    }
     let mut counts = Vec::new();
-    for (name, cmd) in decoders(o, &cu8) {
+    for (label, cmd) in runs {
         let out = Command::new("valgrind")
             .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
             .arg(cmd.get_program())
@@ -500,11 +838,37 @@ fn count_instructions(o: &Options, seconds: f64) -> Result<Vec<(&'static str, u6
             .stdout(std::process::Stdio::null())
             .output()
             .map_err(|e| format!("valgrind: {e} (apt-get install valgrind)"))?;
-        let n = callgrind_total(&String::from_utf8_lossy(&out.stderr))
-            .ok_or_else(|| format!("valgrind printed no instruction count for {name}"))?;
-        counts.push((name, n, samples));
+        match callgrind_total(&String::from_utf8_lossy(&out.stderr)) {
+            Some(n) => counts.push((label, n, samples)),
+            None => eprintln!("valgrind printed no instruction count for {label}; left out"),
+        }
     }
     Ok(counts)
+}
+
+/// Marginal instructions per input sample of each decoder: callgrind on
+/// scenes of `callgrind_seconds` and twice that, the difference divided by
+/// the extra samples. Prints the table; returns `(label, per sample)`.
+fn instructions(o: &Options, decoders: &[Decoder], fps: f64) -> Result<Vec<(String, f64)>, String> {
+    let short = count_instructions(o, decoders, o.callgrind_seconds, fps)?;
+    let long = count_instructions(o, decoders, 2.0 * o.callgrind_seconds, fps)?;
+    println!(
+        "\nInstructions (callgrind, x86-64) on scenes of {} s and {} s at {fps} Mode S replies/s; marginal = difference / extra samples, so start-up cancels out:\n",
+        o.callgrind_seconds,
+        2.0 * o.callgrind_seconds
+    );
+    println!("| decoder | instructions, short | instructions, long | marginal per input sample |");
+    println!("|---|---:|---:|---:|");
+    let mut out = Vec::new();
+    for (name, a, na) in &short {
+        let Some((_, b, nb)) = long.iter().find(|(n, _, _)| n == name) else {
+            continue;
+        };
+        let per = (*b as f64 - *a as f64) / (*nb as f64 - *na as f64);
+        println!("| {name} | {a} | {b} | {per:.1} |");
+        out.push((name.clone(), per));
+    }
+    Ok(out)
 }
 
 /// Total recall must be at least this multiple of dump1090-mutability's.
@@ -528,8 +892,7 @@ fn verdict(truth: &[TruthFrame], dump: &Matching, ours: &Matching) -> Vec<String
             ));
         }
     }
-    let total = |m: &Matching| m.hit.iter().filter(|&&h| h).count();
-    let (dt, at) = (total(dump), total(ours));
+    let (dt, at) = (hits(dump), hits(ours));
     if (at as f64) < MIN_TOTAL_RATIO * dt as f64 {
         misses.push(format!(
             "total: airwaves {at} frames, below {MIN_TOTAL_RATIO} × dump1090-mutability's {dt}"
@@ -544,82 +907,191 @@ fn verdict(truth: &[TruthFrame], dump: &Matching, ours: &Matching) -> Vec<String
     misses
 }
 
-fn run(o: &Options) -> Result<(), String> {
-    std::fs::create_dir_all(&o.workdir).map_err(|e| format!("{}: {e}", o.workdir.display()))?;
-    let cu8 = o.workdir.join("scene.cu8");
-    let truth_path = o.workdir.join("scene.txt");
-    let truth = parse_truth(&make_scene(o, o.seconds, &cu8, &truth_path)?)?;
+/// Truth frames a decoder matched.
+fn hits(m: &Matching) -> usize {
+    m.hit.iter().filter(|&&h| h).count()
+}
+
+/// One comparison: the truth of a scene and each decoder's matching
+/// (`None`: not run).
+struct Comparison {
+    truth: Vec<TruthFrame>,
+    results: Vec<(Decoder, Option<Matching>)>,
+}
+
+/// Make a scene at `fps`, run every decoder on it, print the SNR-band and
+/// overlap tables.
+fn compare(o: &Options, decoders: &[Decoder], fps: f64) -> Result<Comparison, String> {
+    let cu8 = o.workdir.join(format!("scene_{fps}.cu8"));
+    let truth_path = o.workdir.join(format!("scene_{fps}.txt"));
+    let truth = parse_truth(&make_scene(o, o.seconds, fps, &cu8, &truth_path)?)?;
     println!(
-        "scene: {} s at {} S/s, seed {}, {} Mode S frames/s → {} Mode S frames ({} overlapped), files in {}",
+        "scene: {} s at {} S/s, seed {}, {} Mode S replies/s → {} Mode S frames ({} overlapped), files in {}",
         o.seconds,
         o.rate,
         o.seed,
-        o.fps,
+        fps,
         truth.len(),
         truth.iter().filter(|t| t.overlapped).count(),
         o.workdir.display()
     );
-
-    let dump = if (o.rate - 2.4e6).abs() < 1.0 {
-        run_decoder(&mut dump1090_command(o, &cu8), "dump1090-mutability")
-    } else {
-        eprintln!("dump1090-mutability: reads 2.4 MS/s only; skipped");
-        None
-    };
-    let airwaves = run_decoder(&mut airwaves_command(o, &cu8, "avr-ts"), "airwaves decode");
-
-    let m_dump = dump.as_ref().map(|d| match_frames(&truth, d));
-    let m_aw = airwaves.as_ref().map(|d| match_frames(&truth, d));
+    let mut results = Vec::new();
+    for d in decoders {
+        let m = if d.reads_rate(o.rate) {
+            run_decoder(d, &cu8, o.rate).map(|dec| match_frames(&truth, &dec))
+        } else {
+            eprintln!("{}: reads 2.4 MS/s only; skipped", d.label);
+            None
+        };
+        results.push((d.clone(), m));
+    }
+    let cols: Vec<(&str, Option<&Matching>)> =
+        results.iter().map(|(d, m)| (d.label, m.as_ref())).collect();
     println!(
         "\nRecall (share of transmitted Mode S frames decoded exactly, at their time), by SNR band; `clean` = not overlapped by another reply:\n"
     );
-    print!(
-        "{}",
-        table(
-            &truth,
-            &[
-                ("dump1090-mutability", m_dump.as_ref()),
-                ("airwaves", m_aw.as_ref())
-            ]
-        )
+    print!("{}", table(&truth, &cols));
+    println!(
+        "\nRecall by overlap: the strongest other reply (Mode S or A/C) overlapping each frame, its level against ours (SNR difference) and where it starts against ours:\n"
     );
+    print!("{}", overlap_table(&truth, &cols));
+    Ok(Comparison { truth, results })
+}
 
-    if o.check {
-        let (Some(d), Some(a)) = (&m_dump, &m_aw) else {
-            return Err("--check needs both decoders to run".into());
+/// One row of the sweep summary.
+struct SweepRow {
+    fps: f64,
+    label: &'static str,
+    /// Recall: all, clean, overlapped, overlapped by a stronger reply.
+    recall: [String; 4],
+    false_frames: Option<usize>,
+    total: Option<usize>,
+    per_sample: Option<f64>,
+}
+
+/// The `--fps-sweep` summary table; `airwaves ÷` is airwaves' total
+/// recall over the row's decoder's at that rate.
+fn sweep_table(rows: &[SweepRow]) -> String {
+    let mut s = String::from(
+        "| Mode S replies/s | decoder | recall | clean | overlapped | overlapped by a stronger reply | false frames | instructions / sample | airwaves ÷ |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        let ours = rows
+            .iter()
+            .find(|x| x.fps == r.fps && x.label == "airwaves")
+            .and_then(|x| x.total);
+        let ratio = match (ours, r.total) {
+            (Some(a), Some(t)) if t > 0 => format!("{:.2}×", a as f64 / t as f64),
+            _ => "-".into(),
         };
-        let misses = verdict(&truth, d, a);
-        if !misses.is_empty() {
-            return Err(format!("targets missed:\n  {}", misses.join("\n  ")));
-        }
-        let total = |m: &Matching| m.hit.iter().filter(|&&h| h).count();
-        println!(
-            "\ncheck passed: more frames than dump1090-mutability in every band where it decodes any, {:.2}× its total, {} false frames against its {}",
-            total(a) as f64 / total(d).max(1) as f64,
-            a.false_frames,
-            d.false_frames
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "n/a".into());
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {ratio} |",
+            r.fps,
+            r.label,
+            r.recall[0],
+            r.recall[1],
+            r.recall[2],
+            r.recall[3],
+            opt(r.false_frames.map(|f| f.to_string())),
+            opt(r.per_sample.map(|p| format!("{p:.1}")))
         );
     }
+    s
+}
 
-    if o.callgrind {
-        let short = count_instructions(o, o.callgrind_seconds)?;
-        let long = count_instructions(o, 2.0 * o.callgrind_seconds)?;
-        println!(
-            "\nInstructions (callgrind, x86-64) on scenes of {} s and {} s; marginal = difference / extra samples, so start-up cancels out:\n",
-            o.callgrind_seconds,
-            2.0 * o.callgrind_seconds
-        );
-        println!(
-            "| decoder | instructions, short | instructions, long | marginal per input sample |"
-        );
-        println!("|---|---:|---:|---:|");
-        for ((name, a, na), (_, b, nb)) in short.iter().zip(&long) {
+/// The sweep rows of one comparison.
+fn sweep_rows(fps: f64, c: &Comparison, per_sample: &[(String, f64)]) -> Vec<SweepRow> {
+    let sum = |r: &[(usize, usize)]| r.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let stronger = |t: &TruthFrame| t.overlap.is_some_and(|o| o.rel_db >= 0.0);
+    c.results
+        .iter()
+        .map(|(d, m)| {
+            let recall = match m {
+                Some(m) => {
+                    let ov = recall_by_overlap(&c.truth, &m.hit);
+                    let st = c
+                        .truth
+                        .iter()
+                        .zip(&m.hit)
+                        .filter(|(t, _)| stronger(t))
+                        .fold((0, 0), |a, (_, &h)| (a.0 + 1, a.1 + usize::from(h)));
+                    [
+                        percent(sum(&recall_by_band(&c.truth, &m.hit, false))),
+                        percent(ov[0]),
+                        percent(ov[1]),
+                        percent(st),
+                    ]
+                }
+                None => std::array::from_fn(|_| "n/a".to_string()),
+            };
+            SweepRow {
+                fps,
+                label: d.label,
+                recall,
+                false_frames: m.as_ref().map(|m| m.false_frames),
+                total: m.as_ref().map(hits),
+                per_sample: per_sample
+                    .iter()
+                    .find(|(n, _)| n == d.label)
+                    .map(|(_, p)| *p),
+            }
+        })
+        .collect()
+}
+
+fn run(o: &Options) -> Result<(), String> {
+    std::fs::create_dir_all(&o.workdir).map_err(|e| format!("{}: {e}", o.workdir.display()))?;
+    let decoders = o.decoders();
+    if o.fps_sweep.is_empty() {
+        let c = compare(o, &decoders, o.fps)?;
+        if o.check {
+            let get = |k: Kind| {
+                c.results
+                    .iter()
+                    .find(|(d, _)| d.kind == k)
+                    .and_then(|(_, m)| m.as_ref())
+            };
+            let (Some(d), Some(a)) = (get(Kind::Mutability), get(Kind::Airwaves)) else {
+                return Err("--check needs dump1090-mutability and airwaves to run".into());
+            };
+            let misses = verdict(&c.truth, d, a);
+            if !misses.is_empty() {
+                return Err(format!("targets missed:\n  {}", misses.join("\n  ")));
+            }
             println!(
-                "| {name} | {a} | {b} | {:.1} |",
-                (*b as f64 - *a as f64) / (*nb as f64 - *na as f64)
+                "\ncheck passed: more frames than dump1090-mutability in every band where it decodes any, {:.2}× its total, {} false frames against its {}",
+                hits(a) as f64 / hits(d).max(1) as f64,
+                a.false_frames,
+                d.false_frames
             );
         }
+        let per_sample = if o.callgrind {
+            instructions(o, &decoders, o.fps)?
+        } else {
+            Vec::new()
+        };
+        println!("\nSummary:\n");
+        print!("{}", sweep_table(&sweep_rows(o.fps, &c, &per_sample)));
+        return Ok(());
     }
+    let mut rows = Vec::new();
+    for &fps in &o.fps_sweep {
+        println!("\n## {fps} Mode S replies/s\n");
+        let c = compare(o, &decoders, fps)?;
+        let per_sample = if o.callgrind {
+            instructions(o, &decoders, fps)?
+        } else {
+            Vec::new()
+        };
+        rows.extend(sweep_rows(fps, &c, &per_sample));
+    }
+    println!(
+        "\n## Sweep: {} s scenes at {} S/s, seed {}\n",
+        o.seconds, o.rate, o.seed
+    );
+    print!("{}", sweep_table(&rows));
     Ok(())
 }
 
@@ -663,10 +1135,20 @@ mod tests {
                 t12: 500,
                 hex: "5D484FDEA248F5".into(),
                 snr_db: 3.99,
-                overlapped: false
+                overlapped: false,
+                overlap: None,
             }
         );
         assert!(t[1].overlapped && t[2].overlapped && !t[3].overlapped);
+        // The DF4 at 1000 ticks (83.3–147.3 µs) is overlapped by the DF11
+        // before it, the Mode A/C reply 50 ticks later and, strongest, the
+        // DF11 500 ticks later (20.9 dB above it); that DF11 in turn by the
+        // weaker DF4, which started 500 ticks before.
+        let o = t[1].overlap.unwrap();
+        assert!((o.rel_db - 20.9).abs() < 1e-9 && (o.start_us - 500.0 / 12.0).abs() < 1e-9);
+        let o = t[2].overlap.unwrap();
+        assert!((o.rel_db + 20.9).abs() < 1e-9 && (o.start_us + 500.0 / 12.0).abs() < 1e-9);
+        assert_eq!(t[3].overlap, None);
         assert_eq!(t[3].hex, "8D4840D6202CC371C32CE0576098");
         assert!(parse_truth("1 2 3\n").is_err());
     }
@@ -744,6 +1226,7 @@ mod tests {
                 hex: String::new(),
                 snr_db,
                 overlapped: false,
+                overlap: None,
             })
             .collect();
         let m = |hit: [bool; 5], false_frames| Matching {
@@ -832,5 +1315,161 @@ mod tests {
         );
         assert!(Options::parse(&["--bogus".to_string(), "1".to_string()]).is_err());
         assert!(Options::parse(&["--seconds".to_string()]).is_err());
+        let strs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let o = Options::parse(&strs(&[
+            "--fps-sweep",
+            "100,500,1500,3000",
+            "--dump1090-fa",
+            "/x/dump1090",
+            "--readsb",
+            "/x/readsb",
+        ]))
+        .unwrap();
+        assert_eq!(o.fps_sweep, [100.0, 500.0, 1500.0, 3000.0]);
+        let kinds: Vec<Kind> = o.decoders().iter().map(|d| d.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::Mutability,
+                Kind::Fa2Bit,
+                Kind::FaFix,
+                Kind::Readsb,
+                Kind::Airwaves
+            ]
+        );
+        // --no-anchors wins over the paths and over $AIRWAVES_ANCHORS.
+        let o = Options::parse(&strs(&["--readsb", "/x/readsb", "--no-anchors"])).unwrap();
+        assert_eq!(o.decoders().len(), 2);
+        assert!(Options::parse(&strs(&["--fps-sweep", "100,x"])).is_err());
+        let o = Options::parse(&strs(&["--scene-arg", "--taps", "--scene-arg", "1"])).unwrap();
+        assert_eq!(o.scene_args, ["--taps", "1"]);
+        assert!(Options::parse(&strs(&["--fps", "-1"])).is_err());
+    }
+
+    #[test]
+    fn test_decoder_commands() {
+        let cu8 = Path::new("/s.cu8");
+        let args = |k: Kind, rate: f64| -> Vec<String> {
+            Decoder::new(k, "/bin/x")
+                .command(cu8, rate, "avr-ts")
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            args(Kind::Fa2Bit, 2.4e6).join(" "),
+            "--ifile /s.cu8 --iformat UC8 --mlat --fix-2bit --raw"
+        );
+        assert_eq!(
+            args(Kind::Mutability, 2.4e6).join(" "),
+            "--ifile /s.cu8 --iformat UC8 --mlat --fix --raw"
+        );
+        assert_eq!(
+            args(Kind::Readsb, 2.4e6).join(" "),
+            "--device-type ifile --ifile /s.cu8 --iformat UC8 --mlat --raw --no-interactive"
+        );
+        assert_eq!(
+            args(Kind::Airwaves, 2e6).join(" "),
+            "decode --rate 2000000 --format avr-ts /s.cu8"
+        );
+        let fa = Decoder::new(Kind::FaFix, "/x");
+        let rs = Decoder::new(Kind::Readsb, "/x");
+        assert!(fa.exit_ok(Some(1)) && fa.exit_ok(Some(0)) && !fa.exit_ok(Some(2)));
+        assert!(!rs.exit_ok(Some(1)) && !fa.exit_ok(None));
+        assert!(!rs.reads_rate(2e6) && rs.reads_rate(2.4e6));
+        assert!(Decoder::new(Kind::Airwaves, "/x").reads_rate(2e6));
+    }
+
+    #[test]
+    fn test_overlap_rows_and_table() {
+        let f = |overlapped, overlap: Option<(f64, f64)>| TruthFrame {
+            t12: 0,
+            hex: "5D484FDEA248F5".into(),
+            snr_db: 10.0,
+            overlapped,
+            overlap: overlap.map(|(rel_db, start_us)| Overlap { rel_db, start_us }),
+        };
+        assert_eq!(overlap_rows(&f(false, None)), [0]);
+        assert_eq!(overlap_rows(&f(true, None)), [1]);
+        assert_eq!(overlap_rows(&f(true, Some((-7.0, -3.0)))), [1, 2, 8]);
+        assert_eq!(overlap_rows(&f(true, Some((-1.0, 7.9)))), [1, 3, 9]);
+        assert_eq!(overlap_rows(&f(true, Some((0.0, 8.0)))), [1, 4, 13]);
+        assert_eq!(overlap_rows(&f(true, Some((3.0, 0.0)))), [1, 5, 12]);
+        assert_eq!(overlap_rows(&f(true, Some((9.9, -0.1)))), [1, 6, 11]);
+        assert_eq!(overlap_rows(&f(true, Some((10.0, 50.0)))), [1, 7, 13]);
+        let truth = [f(false, None), f(true, Some((4.0, 2.0))), f(true, None)];
+        let m = Matching {
+            hit: vec![true, false, true],
+            false_frames: 0,
+            duplicates: 0,
+            offset: 0,
+        };
+        let s = overlap_table(&truth, &[("a", Some(&m)), ("b", None)]);
+        assert!(
+            s.contains("| clean (no other reply overlaps) | 1 | 100.0% | n/a |"),
+            "{s}"
+        );
+        assert!(s.contains("| overlapped, all | 2 | 50.0% | n/a |"), "{s}");
+        assert!(
+            s.contains("| strongest other 3–6 dB stronger | 1 | 0.0% | n/a |"),
+            "{s}"
+        );
+        assert!(
+            s.contains("| weaker, starts before ours | 0 | - | n/a |"),
+            "{s}"
+        );
+        assert!(s.contains("(1 overlapped frames whose"), "{s}");
+    }
+
+    #[test]
+    fn test_overlap_from_real_truth_lines() {
+        // Lines of an `airwaves scene` truth file (seed 1): a DF20 whose
+        // data is entered 7.4 µs in by a weaker DF11, and a Mode A/C reply
+        // with SPI (25.1 µs) that ends 0.1 µs after a DF17 starts.
+        let text = "\
+3245.4727 16227 A80006362014A574CB8E2086DA95 23.79 0.513044 48253.0 ovl_s
+3334.3474 16672 2000173F7AB555 15.53 0.198095 -11100.1 ovl_s
+9000.0000 45000 A/C:1200 20.00 0.1 0.0 modeac,spi
+9060.0000 45300 8DD832CA9940A42FF0400799E6E9 7.88 0.082118 -72099.4 ovl_ac
+";
+        let t = parse_truth(text).unwrap();
+        let o = t[0].overlap.unwrap();
+        assert!((o.rel_db - (15.53 - 23.79)).abs() < 1e-9);
+        assert!((o.start_us - 445.0 / 12.0).abs() < 1e-9);
+        assert_eq!(overlap_rows(&t[0]), [1, 2, 10]);
+        let o = t[1].overlap.unwrap();
+        assert!(o.rel_db > 8.0 && o.start_us < 0.0);
+        let o = t[2].overlap.unwrap();
+        assert!((o.rel_db - 12.12).abs() < 1e-9 && (o.start_us + 25.0).abs() < 1e-9);
+        assert_eq!(overlap_rows(&t[2]), [1, 7, 11]);
+    }
+
+    #[test]
+    fn test_sweep_table() {
+        let row = |label, total: Option<usize>, per_sample| SweepRow {
+            fps: 500.0,
+            label,
+            recall: std::array::from_fn(|i| format!("{i}%")),
+            false_frames: total.map(|_| 3),
+            total,
+            per_sample,
+        };
+        let s = sweep_table(&[
+            row("dump1090-fa --fix-2bit", Some(100), Some(50.0)),
+            row("readsb", None, None),
+            row("airwaves", Some(150), Some(28.94)),
+        ]);
+        assert!(
+            s.contains("| 500 | dump1090-fa --fix-2bit | 0% | 1% | 2% | 3% | 3 | 50.0 | 1.50× |"),
+            "{s}"
+        );
+        assert!(
+            s.contains("| 500 | readsb | 0% | 1% | 2% | 3% | n/a | n/a | - |"),
+            "{s}"
+        );
+        assert!(
+            s.contains("| 500 | airwaves | 0% | 1% | 2% | 3% | 3 | 28.9 | 1.00× |"),
+            "{s}"
+        );
     }
 }

@@ -36,12 +36,20 @@ pub struct SceneArgs {
     /// Highest SNR, dB.
     #[arg(long, default_value_t = 25.0)]
     pub snr_max: f64,
-    /// Largest carrier offset, Hz.
-    #[arg(long, default_value_t = 150e3)]
+    /// Largest carrier offset, Hz (the 1090 ± 1 MHz reply tolerance).
+    #[arg(long, default_value_t = 1e6)]
     pub max_carrier: f64,
-    /// Low-pass cut-off as a fraction of fs/2.
-    #[arg(long, default_value_t = 0.8)]
-    pub cutoff: f64,
+    /// Standard deviation of the transponders' carrier offsets, Hz.
+    #[arg(long, default_value_t = 125e3)]
+    pub carrier_sd: f64,
+    /// Rectangular pulses with a flat amplitude (no rise or decay time,
+    /// no amplitude change over a reply), as scenes were before.
+    #[arg(long)]
+    pub ideal_pulses: bool,
+    /// Low-pass cut-off (−6 dB) as a fraction of fs/2 [default: 0.96 MHz,
+    /// the measured receiver response, i.e. 0.8 at 2.4 MS/s, 0.96 at 2.0 MS/s]
+    #[arg(long)]
+    pub cutoff: Option<f64>,
     /// Low-pass length, taps (1 = no filter; at most 1023).
     #[arg(long, default_value_t = 31, value_parser = bounded(1, MAX_TAPS))]
     pub taps: usize,
@@ -69,10 +77,23 @@ pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
         snr_min_db: args.snr_min,
         snr_max_db: args.snr_max,
         max_carrier_hz: args.max_carrier,
-        cutoff: args.cutoff,
+        carrier_sd_hz: args.carrier_sd,
+        cutoff: args
+            .cutoff
+            .unwrap_or_else(|| SceneConfig::receiver_cutoff(args.rate)),
         filter_taps: args.taps,
         noise_rms: args.noise,
         ..SceneConfig::default()
+    };
+    let cfg = if args.ideal_pulses {
+        SceneConfig {
+            rise_us: (0.0, 0.0),
+            fall_us: (0.0, 0.0),
+            slope_sd_db: 0.0,
+            ..cfg
+        }
+    } else {
+        cfg
     };
     // Every setting first, then both files: neither is touched unless the
     // scene can be made and both can be opened.

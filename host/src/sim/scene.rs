@@ -10,16 +10,17 @@
 //! 1. the frame is built from an aircraft of a fixed random population
 //!    (see [Traffic](#traffic)), with correct parity;
 //! 2. it is rendered by [`Modulator`] (band-limited pulses: the exact
-//!    integral of each rectangular pulse over each sample window) with a
-//!    random amplitude from its SNR, a carrier offset uniform in
-//!    ±[`SceneConfig::max_carrier_hz`] and a uniform random phase, added
-//!    onto the other replies;
+//!    integral of each pulse over each sample window) with a random
+//!    amplitude from its SNR, the transmitter's pulse edges, amplitude
+//!    slope and carrier offset (see [Transmitters](#transmitters)) and a
+//!    uniform random phase, added onto the other replies;
 //! 3. white Gaussian noise is added;
 //! 4. the sum goes through a linear-phase Kaiser low-pass (cut-off
-//!    [`SceneConfig::cutoff`] × f_s/2, designed with
-//!    [`lowpass_f32`]), standing in
-//!    for the RTL2832U's decimation filter; its delay is compensated, so the
-//!    truth times are those of the filtered output;
+//!    [`SceneConfig::cutoff`] × f_s/2, designed with [`lowpass_f32`]),
+//!    standing in for the receiver's response (tuner IF filter and
+//!    RTL2832U decimation), with the cut-off measured on real captures
+//!    (see [Receiver response](#receiver-response)); its delay is
+//!    compensated, so the truth times are those of the filtered output;
 //! 5. a DC offset is added on I and Q and the result is quantised to 8 bits
 //!    (zero level 127.4, rounding, clipping: [`Quantiser`]).
 //!
@@ -28,17 +29,94 @@
 //! come from separate generators and each reply is rendered exactly in every
 //! chunk it touches.
 //!
+//! # Receiver response
+//!
+//! The default cut-off is [`RECEIVER_CUTOFF_HZ`] = 0.96 MHz (−6 dB), i.e.
+//! 0.8 × f_s/2 at 2.4 MS/s and 0.96 × f_s/2 at 2.0 MS/s
+//! ([`SceneConfig::receiver_cutoff`]). It was measured, not chosen, with
+//! `benches/src/bin/pulse_shape.rs`: every decoded reply of a real
+//! recording is fitted by least squares (start time on a 0.01-sample grid,
+//! amplitude in closed form) with the magnitude of this generator's own
+//! waveform for cut-offs 0.4 … 1.0 (1.0 is no filter: a Kaiser low-pass at
+//! f_s/2 is the identity), and the cut-off with the least residual wins.
+//! The same estimator run on scenes of known cut-off at the same SNR and
+//! noise recovers it (0.7, 0.8, 0.9, 1.0 → most replies prefer 0.70, 0.80,
+//! 0.90, 1.00), so it is not biased by noise. Results on real recordings:
+//!
+//! | recording | replies (SNR ≥ 10 dB) | least total residual | replies preferring |
+//! |---|---|---|---|
+//! | three R820T captures at 2.4 MS/s (`capture_16414…_2400k.cu8`, 2022) | 6 + 7 + 5 | 0.80, 0.80, 0.85 | 0.75: 3, 0.80: 8, 0.85: 7 |
+//! | `modes1_2000k.cu8` (2.0 MS/s, antirez's `modes1.bin`, an older dongle) | 324 | 0.95 ≈ 1.00 | 0.95: 170, 1.00: 154 |
+//!
+//! At 2.4 MS/s the total residual of no filter is 1.8× that of 0.8 on
+//! each capture. Both rates give about the same cut-off in Hz (0.96–1.0
+//! MHz), which is what a fixed analogue IF filter would do; the published
+//! facts agree in kind but do not pin it down: the RTL2832U's programmable
+//! 32-tap FIR runs at 28.8 MHz (librtlsdr's default taps are −6 dB at
+//! 1.44 MHz; M. Karcher, osmocom-sdr, July 2012) and a second, fixed
+//! decimation filter follows it. The residual that remains on real
+//! replies (0.03–0.09 of the reply's energy against 0.02 on scenes) comes
+//! from what the scene does not model (multipath, other emitters).
+//!
+//! The *leak* (power of the sample just outside an isolated pulse edge,
+//! over the pulse's flat-top power, by the edge's distance `δ` from that
+//! sample's window, in samples) measured on the first 2.4 MS/s capture is
+//! 0.077 / 0.034 / 0.016 / 0.021 / 0.028 for leading edges at
+//! `δ` = 0–0.2 / … / 0.8–1; the scene gives 0.009 / 0.004 / 0.009 / 0.016 /
+//! 0.012 at cut-off 0.8 and 0.001 / 0.001 / 0.000 / 0.001 / 0.000 with no
+//! filter (the other two captures: 0.038 / 0.022 / 0.014 / 0.015 / 0.018
+//! and, with only 18–42 edges a bin, 0.045 / 0.007 / 0.034 / 0.089 /
+//! 0.056). Real edges leak at least as much as the filtered scene's.
+//!
+//! # Transmitters
+//!
+//! Each reply is drawn with (each item its own setting):
+//!
+//! - **Pulse edges**: rise time (10–90 %) uniform in 0.05–0.1 µs
+//!   ([`SceneConfig::rise_us`]), decay time (90–10 %) uniform in
+//!   0.05–0.2 µs ([`SceneConfig::fall_us`]): DO-181 limits them to 0.1 and
+//!   0.2 µs (as quoted in the Rockwell Collins TDR-94 maintenance manual,
+//!   34-50-96, "Mode S Reply Pulse Shape"); see
+//!   [`Burst::with_edges`]. The pulse's 50 % width stays 0.5 µs.
+//! - **Amplitude slope**: the amplitude changes steadily from the first to
+//!   the last pulse by a Gaussian number of dB, standard deviation
+//!   [`SceneConfig::slope_sd_db`] = 0.3 dB, clamped to ±2 dB (the same
+//!   source: "the pulse amplitude variation between one pulse and any
+//!   other pulse in a reply shall not exceed 2 dB"). The 0.3 dB is
+//!   measured: fitting a linear trend to `|y| / (A r)` over each reply,
+//!   real replies spread by 0.51 dB (rms, 18 replies at 2.4 MS/s) and
+//!   0.31 dB (324 at 2.0 MS/s) against 0.43 and 0.26 dB for the estimator
+//!   alone on flat scenes: 0.2–0.3 dB of real spread.
+//! - **Carrier offset**: one per aircraft (a transponder's oscillator),
+//!   Gaussian with standard deviation [`SceneConfig::carrier_sd_hz`] =
+//!   125 kHz, clamped to ±[`SceneConfig::max_carrier_hz`] = 1 MHz (the
+//!   reply frequency tolerance 1090 ± 1 MHz stated in the project's issue
+//!   for Mode S; ATCRBS transponders are allowed ±3 MHz, TSO-C74c). The
+//!   125 kHz is the spread of 11 aircraft in the 2.4 MS/s captures (mean
+//!   offset of each from the phase advance between consecutive samples
+//!   inside pulses: −277, −183, −43, +5, +25, +28, +41, +50, +95, +128,
+//!   +130 kHz, the dongle's own error included). Mode A/C replies draw
+//!   their own offset from the same law.
+//!
+//! [`SceneConfig::rise_us`] etc. set to zero (`airwaves scene
+//! --ideal-pulses`) give the rectangular, flat pulses of earlier scenes.
+//!
 //! # SNR and amplitude
 //!
-//! SNR is the peak pulse power over the noise power in the sample
-//! bandwidth, both at the filter's output: `SNR = A² / N`, where `A` is the
-//! pulse amplitude (the flat top that a long pulse reaches through the
-//! filter, whose DC gain is 1) and `N = 2 σ²` is the complex noise power per
-//! output sample (`σ` = [`SceneConfig::noise_rms`] per component, in ADC
-//! codes; the noise added before the filter is scaled up by `1/√Σh²` so
-//! that `σ` holds after it). A 0.5 µs pulse is shorter than the filter's
-//! response, so its filtered peak is somewhat below `A` (more so at
-//! 2.0 MS/s than at 2.4 MS/s).
+//! SNR is the pulse power over the noise power in the receiver's
+//! bandwidth, both at the output samples (what a decoder sees):
+//! `SNR = A² / N`. `A` is the pulse amplitude, the magnitude of the flat
+//! top that a long pulse reaches through the low-pass (DC gain 1), at the
+//! reply's start (the slope moves later pulses by its dB); `N = 2 σ²` is
+//! the power of the complex noise in one output sample, i.e. the noise
+//! power in the whole band the dongle delivers (the low-pass's noise
+//! bandwidth), with `σ` = [`SceneConfig::noise_rms`] per component in ADC
+//! codes (the noise added before the filter is scaled up by `1/√Σh²` so
+//! that `σ` holds after it). The real recordings give the same SNR by the
+//! same definition (`pulse_shape` prints it: 11.6–27.6 dB for the replies
+//! decoded at 2.4 MS/s, noise σ ≈ 4.2 codes). A 0.5 µs pulse is shorter
+//! than the filter's response, so its filtered peak is somewhat below `A`
+//! (more so at 2.0 MS/s than at 2.4 MS/s).
 //!
 //! # Traffic
 //!
@@ -76,6 +154,12 @@
 //! | `amplitude` | pulse amplitude `A`, full scale 1.0 |
 //! | `carrier_hz` | carrier offset, Hz |
 //! | `flags` | `-`, or comma-separated: `modeac` (a Mode A/C reply), `spi`, `ovl_s` (overlaps another Mode S reply in time), `ovl_ac` (overlaps a Mode A/C reply) |
+//! | `rise_us` | pulse rise time, 10–90 %, µs |
+//! | `fall_us` | pulse decay time, 90–10 %, µs |
+//! | `slope_db` | amplitude change from the first to the last pulse, dB |
+//!
+//! The first seven columns are those of earlier scenes (readers that take
+//! seven columns keep working).
 //!
 //! Deterministic for a given configuration (seed included).
 
@@ -118,9 +202,26 @@ pub struct SceneConfig {
     pub snr_min_db: f64,
     /// Highest SNR, dB (default 25); each reply's SNR is uniform between.
     pub snr_max_db: f64,
-    /// Largest carrier offset, Hz (default 150e3): offsets are uniform in
-    /// ±this.
+    /// Largest carrier offset, Hz (default 1e6, the transponder reply
+    /// frequency tolerance 1090 ± 1 MHz): offsets are clamped to ±this.
     pub max_carrier_hz: f64,
+    /// Standard deviation of the carrier offset, Hz (default 125e3, measured,
+    /// see [Transmitters](#transmitters)): each aircraft's transponder gets
+    /// one Gaussian offset for the whole scene, each Mode A/C reply its own.
+    pub carrier_sd_hz: f64,
+    /// Pulse rise time (10–90 %), µs, uniform in `(min, max)` per reply
+    /// (default (0.05, 0.1)); (0, 0) for rectangular leading edges.
+    pub rise_us: (f64, f64),
+    /// Pulse decay time (90–10 %), µs, uniform per reply (default
+    /// (0.05, 0.2)).
+    pub fall_us: (f64, f64),
+    /// Standard deviation of the amplitude change from the first to the
+    /// last pulse of a reply, dB (default 0.3, measured); clamped to
+    /// ±[`SceneConfig::slope_max_db`].
+    pub slope_sd_db: f64,
+    /// Largest amplitude change over a reply, dB (default 2, the published
+    /// bound between any two pulses of a reply).
+    pub slope_max_db: f64,
     /// Noise standard deviation per component (I or Q) at the filter's
     /// output, ADC codes (default 3.0).
     pub noise_rms: f64,
@@ -146,7 +247,12 @@ impl Default for SceneConfig {
             aircraft: 100,
             snr_min_db: 0.0,
             snr_max_db: 25.0,
-            max_carrier_hz: 150e3,
+            max_carrier_hz: 1e6,
+            carrier_sd_hz: 125e3,
+            rise_us: (0.05, 0.1),
+            fall_us: (0.05, 0.2),
+            slope_sd_db: 0.3,
+            slope_max_db: 2.0,
             noise_rms: 3.0,
             dc_offset: (0.6, -0.4),
             cutoff: 0.8,
@@ -171,7 +277,18 @@ pub struct SceneStats {
     pub clipped: u64,
 }
 
+/// The receiver's low-pass cut-off (−6 dB), Hz, measured on real
+/// RTL-SDR captures (see [Receiver response](#receiver-response)).
+pub const RECEIVER_CUTOFF_HZ: f64 = 0.96e6;
+
 impl SceneConfig {
+    /// The cut-off [`SceneConfig::cutoff`] for a sample rate: the measured
+    /// [`RECEIVER_CUTOFF_HZ`] as a fraction of `f_s / 2`, at most 1 (0.8 at
+    /// 2.4 MS/s, 0.96 at 2.0 MS/s).
+    pub fn receiver_cutoff(sample_rate: f64) -> f64 {
+        (RECEIVER_CUTOFF_HZ / (0.5 * sample_rate)).min(1.0)
+    }
+
     /// Check every setting.
     ///
     /// # Errors
@@ -209,6 +326,13 @@ impl SceneConfig {
             self.snr_min_db,
             self.snr_max_db,
             self.max_carrier_hz,
+            self.carrier_sd_hz,
+            self.rise_us.0,
+            self.rise_us.1,
+            self.fall_us.0,
+            self.fall_us.1,
+            self.slope_sd_db,
+            self.slope_max_db,
             self.noise_rms,
             self.dc_offset.0,
             self.dc_offset.1,
@@ -221,6 +345,21 @@ impl SceneConfig {
         }
         if !(self.snr_min_db <= self.snr_max_db && self.noise_rms >= 0.0) {
             return Err(bad("bad SNR range or noise level"));
+        }
+        let range_ok = |(lo, hi): (f64, f64)| {
+            (0.0..=MAX_EDGE_US).contains(&lo) && lo <= hi && hi <= MAX_EDGE_US
+        };
+        if !(range_ok(self.rise_us) && range_ok(self.fall_us)) {
+            return Err(bad(
+                "pulse rise and decay times must be ranges within 0 ..= 0.25 µs",
+            ));
+        }
+        if !(self.max_carrier_hz >= 0.0
+            && self.carrier_sd_hz >= 0.0
+            && self.slope_sd_db >= 0.0
+            && self.slope_max_db >= 0.0)
+        {
+            return Err(bad("carrier and slope spreads and bounds must be >= 0"));
         }
         Ok(())
     }
@@ -260,7 +399,14 @@ pub fn generate(
     let total = (cfg.seconds * cfg.sample_rate).round() as u64;
     writeln!(truth, "# airwaves synthetic 1090 MHz scene, {cfg:?}")?;
     writeln!(truth, "# samples {total}")?;
-    writeln!(truth, "# sample t12 hex snr_db amplitude carrier_hz flags")?;
+    writeln!(
+        truth,
+        "# snr_db = A^2/N: pulse flat-top power over complex noise power per output sample (the receiver's whole band), both after the low-pass"
+    )?;
+    writeln!(
+        truth,
+        "# sample t12 hex snr_db amplitude carrier_hz flags rise_us fall_us slope_db"
+    )?;
 
     let mut traffic = Traffic::new(cfg, &modulator, noise_power, d as f64 + 1.0, total);
     let mut noise = Rng::new(cfg.seed ^ 0x6E6F_6973_655F_7631);
@@ -340,6 +486,9 @@ pub fn generate(
 
 /// Largest accepted reply rate, per second.
 const MAX_REPLY_RATE: f64 = 1e6;
+/// Longest accepted pulse rise or decay time, µs (longer edges would eat
+/// the 0.45 µs Mode A/C pulses).
+const MAX_EDGE_US: f64 = 0.25;
 /// Largest accepted population.
 const MAX_AIRCRAFT: usize = 100_000;
 /// Longest low-pass [`SceneConfig::filter_taps`] accepts (a 60 dB Kaiser
@@ -363,6 +512,11 @@ struct Event {
     amplitude: f32,
     carrier_hz: f32,
     phase: f32,
+    /// Pulse rise and decay times, µs.
+    rise_us: f32,
+    fall_us: f32,
+    /// Amplitude change from the reply's start to its end, dB.
+    slope_db: f32,
     snr_db: f64,
     ovl_s: bool,
     ovl_ac: bool,
@@ -379,8 +533,15 @@ impl Event {
 
     /// Render into `region`, whose first sample is absolute sample `r0`.
     fn render(&self, m: &Modulator, r0: f64, region: &mut [C32]) {
-        let burst =
-            Burst::new(self.start - r0, self.amplitude).with_carrier(self.carrier_hz, self.phase);
+        let len_us = (self.end - self.start) / m.samples_per_us();
+        let burst = Burst::new(self.start - r0, self.amplitude)
+            .with_carrier(self.carrier_hz, self.phase)
+            .with_edges(self.rise_us, self.fall_us)
+            .with_slope(if len_us > 0.0 {
+                (f64::from(self.slope_db) / len_us) as f32
+            } else {
+                0.0
+            });
         match self.reply {
             Reply::ModeS { bytes, len } => {
                 // Lengths are always 7 or 14.
@@ -423,8 +584,17 @@ impl Event {
         };
         writeln!(
             w,
-            "{:.4} {} {} {:.2} {:.6} {:.1} {}",
-            self.start, t12, hex, self.snr_db, self.amplitude, self.carrier_hz, flags
+            "{:.4} {} {} {:.2} {:.6} {:.1} {} {:.3} {:.3} {:.2}",
+            self.start,
+            t12,
+            hex,
+            self.snr_db,
+            self.amplitude,
+            self.carrier_hz,
+            flags,
+            self.rise_us,
+            self.fall_us,
+            self.slope_db
         )
     }
 }
@@ -458,6 +628,8 @@ struct Aircraft {
     vr_fpm: i32,
     /// Next position message is odd.
     odd: bool,
+    /// Transponder carrier offset, Hz.
+    carrier_hz: f64,
 }
 
 impl Aircraft {
@@ -489,6 +661,7 @@ impl Aircraft {
                 _ => -64 * rng.below(40) as i32,
             },
             odd: rng.below(2) == 1,
+            carrier_hz: 0.0,
         }
     }
 
@@ -637,6 +810,11 @@ struct Traffic {
     noise_power: f64,
     snr: (f64, f64),
     max_carrier_hz: f64,
+    carrier_sd_hz: f64,
+    rise_us: (f64, f64),
+    fall_us: (f64, f64),
+    slope_sd_db: f64,
+    slope_max_db: f64,
 }
 
 impl Traffic {
@@ -667,10 +845,24 @@ impl Traffic {
             noise_power,
             snr: (cfg.snr_min_db, cfg.snr_max_db),
             max_carrier_hz: cfg.max_carrier_hz,
+            carrier_sd_hz: cfg.carrier_sd_hz,
+            rise_us: cfg.rise_us,
+            fall_us: cfg.fall_us,
+            slope_sd_db: cfg.slope_sd_db,
+            slope_max_db: cfg.slope_max_db,
         };
+        for i in 0..t.aircraft.len() {
+            let c = t.carrier();
+            t.aircraft[i].carrier_hz = c;
+        }
         t.next_s = t.arrival(begin, s_per_sample);
         t.next_ac = t.arrival(begin, ac_per_sample);
         t
+    }
+
+    /// A transponder carrier offset: Gaussian, clamped to the tolerance.
+    fn carrier(&mut self) -> f64 {
+        (self.carrier_sd_hz * self.rng.normal()).clamp(-self.max_carrier_hz, self.max_carrier_hz)
     }
 
     fn arrival(&mut self, from: f64, rate: f64) -> f64 {
@@ -691,11 +883,16 @@ impl Traffic {
             }
             let snr_db = self.rng.range(self.snr.0, self.snr.1);
             let amplitude = (10f64.powf(snr_db / 10.0) * self.noise_power).sqrt() as f32;
-            let carrier_hz = self.rng.range(-self.max_carrier_hz, self.max_carrier_hz) as f32;
             let phase = self.rng.range(0.0, TAU) as f32;
+            let rise_us = self.rng.range(self.rise_us.0, self.rise_us.1) as f32;
+            let fall_us = self.rng.range(self.fall_us.0, self.fall_us.1) as f32;
+            let slope_db = (self.slope_sd_db * self.rng.normal())
+                .clamp(-self.slope_max_db, self.slope_max_db) as f32;
+            let carrier_hz;
             let (reply, len) = if mode_s {
                 self.next_s = self.arrival(start, self.s_per_sample);
-                let (bytes, len) = self.mode_s_frame(start / self.rate);
+                let (bytes, len, carrier) = self.mode_s_frame(start / self.rate);
+                carrier_hz = carrier as f32;
                 let dur = if len == 7 {
                     self.len_short
                 } else {
@@ -704,6 +901,7 @@ impl Traffic {
                 (Reply::ModeS { bytes, len }, dur)
             } else {
                 self.next_ac = self.arrival(start, self.ac_per_sample);
+                carrier_hz = self.carrier() as f32;
                 let squawk = (0..4).fold(0u16, |acc, _| (acc << 4) | self.rng.below(8) as u16);
                 let spi = self.rng.below(20) == 0;
                 let code = IdentityCode::from_squawk(squawk).raw();
@@ -724,6 +922,9 @@ impl Traffic {
                 amplitude,
                 carrier_hz,
                 phase,
+                rise_us,
+                fall_us,
+                slope_db,
                 snr_db,
                 ovl_s: false,
                 ovl_ac: false,
@@ -731,8 +932,9 @@ impl Traffic {
         }
     }
 
-    /// A random Mode S frame from a random aircraft at time `t` s.
-    fn mode_s_frame(&mut self, t: f64) -> ([u8; 14], usize) {
+    /// A random Mode S frame from a random aircraft at time `t` s, with the
+    /// aircraft's carrier offset (Hz).
+    fn mode_s_frame(&mut self, t: f64) -> ([u8; 14], usize, f64) {
         let i = self.rng.below(self.aircraft.len() as u64) as usize;
         let pick = self.rng.below(100);
         let random_mb = self.rng.next_u64().to_be_bytes();
@@ -814,7 +1016,7 @@ impl Traffic {
             }),
         };
         let len = if bytes[0] & 0x80 != 0 { 14 } else { 7 };
-        (bytes, len)
+        (bytes, len, a.carrier_hz)
     }
 }
 
@@ -1003,6 +1205,45 @@ mod tests {
     }
 
     #[test]
+    fn test_transmitter_draws() {
+        // Truth columns 8–10 within their ranges; one carrier per aircraft.
+        let cfg = small(6);
+        let (_, truth, _) = run(&cfg);
+        let mut carrier = std::collections::HashMap::new();
+        let mut slopes = Vec::new();
+        for c in truth
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        {
+            assert_eq!(c.len(), 10, "{c:?}");
+            let num = |i: usize| c[i].parse::<f64>().unwrap();
+            assert!((0.05..=0.1).contains(&num(7)), "{c:?}");
+            assert!((0.05..=0.2).contains(&num(8)), "{c:?}");
+            assert!(num(9).abs() <= 2.0, "{c:?}");
+            assert!(num(5).abs() <= 1e6, "{c:?}");
+            slopes.push(num(9));
+            if !c[6].contains("modeac") {
+                let bytes: Vec<u8> = (0..c[2].len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&c[2][i..i + 2], 16).unwrap())
+                    .collect();
+                let f = Frame::new_checked(&bytes[..]).unwrap();
+                let addr = Repr::parse(&f).unwrap().address().unwrap();
+                let prev = carrier.insert(addr, c[5].to_string());
+                assert!(
+                    prev.as_deref().is_none_or(|p| p == c[5]),
+                    "{addr:06X}: {prev:?} {}",
+                    c[5]
+                );
+            }
+        }
+        // 0.3 dB spread: the rms of a few hundred draws is near it.
+        let rms = (slopes.iter().map(|s| s * s).sum::<f64>() / slopes.len() as f64).sqrt();
+        assert!((0.2..0.4).contains(&rms), "{rms}");
+    }
+
+    #[test]
     fn test_noise_and_dc() {
         let cfg = SceneConfig {
             seconds: 0.05,
@@ -1147,6 +1388,22 @@ mod tests {
             },
             SceneConfig {
                 noise_rms: f64::NAN,
+                ..small(1)
+            },
+            SceneConfig {
+                rise_us: (0.1, 0.05),
+                ..small(1)
+            },
+            SceneConfig {
+                fall_us: (0.0, 0.3),
+                ..small(1)
+            },
+            SceneConfig {
+                carrier_sd_hz: -1.0,
+                ..small(1)
+            },
+            SceneConfig {
+                slope_max_db: f64::NAN,
                 ..small(1)
             },
         ] {
