@@ -178,10 +178,15 @@ impl Demodulator {
                     Err(_) => continue,
                 };
                 let ts = abs0 + pf as u64;
-                if let Some(f) = self
+                let found = self
                     .validate(&sl2, sl2.bytes, 0, ts, pf, T, filter)
-                    .or_else(|| self.repair(&sl2, ts, pf, T, filter))
-                {
+                    .or_else(|| self.repair(&sl2, ts, pf, T, filter));
+                // A DF11 whose parity leaves a nonzero interrogator code
+                // is a squitter with errors in its last bits as often as a
+                // reply to an interrogator; from this search, take code 0
+                // only.
+                let plausible = |f: &DemodFrame| f.df() != 11 || crc::remainder(f.bytes()) == 0;
+                if let Some(f) = found.filter(plausible) {
                     st.stats.sequence += 1;
                     return Some(self.emit(j, f, &sl2, filter, sink));
                 }
