@@ -67,8 +67,9 @@
 //!    1-bit error (syndrome table), then up to 3 flips among the 24 least
 //!    confident bits ([`crc::repair_within`]), then optionally any 2-bit
 //!    error; DF11 one bit at most (assuming interrogator code 0); AP formats
-//!    one flip among the 4 least confident bits that gives a known address.
-//!    The DF bits are never changed.
+//!    one flip among the 4 least confident bits that gives a known address,
+//!    else two among the 8 least confident (exactly one pair may give a
+//!    known address). The DF bits are never changed.
 //! 9. **Second chances: sequence estimation**, for replies at least ~7 dB
 //!    above the noise floor. The receiver's response and the sampling
 //!    phase spill each pulse into the neighbouring half-bits (at 2.0 MS/s
@@ -231,6 +232,7 @@ pub struct Demodulator {
     soft_candidates: u8,
     soft_flips: u8,
     ap_candidates: u8,
+    ap_pair_candidates: u8,
     mlse: bool,
 }
 
@@ -248,7 +250,8 @@ impl Demodulator {
     /// 2,400,000 for an RTL-SDR, or any of 3, 4, 6, 12 MS/s (12 MHz divided
     /// by 1 … 6). Defaults: 1-bit syndrome repair for DF11/17/18, soft repair
     /// of up to 3 bits among the 24 least confident for DF17/18, 1 flip among
-    /// the 4 least confident for AP formats, the MLSE re-slice on,
+    /// the 4 least confident for AP formats or else 2 among the 8 least
+    /// confident, the sequence second chances on,
     /// exhaustive 2-bit repair off, trigger at 3 × the noise floor.
     ///
     /// ```
@@ -277,6 +280,7 @@ impl Demodulator {
             soft_candidates: 24,
             soft_flips: 3,
             ap_candidates: 4,
+            ap_pair_candidates: 8,
             mlse: true,
         })
     }
@@ -321,6 +325,21 @@ impl Demodulator {
     /// ```
     pub const fn with_ap_repair(mut self, candidates: u8) -> Self {
         self.ap_candidates = at_most_max_candidates(candidates);
+        self
+    }
+
+    /// Two-flip repair of AP formats: when no single flip among the
+    /// least confident bits gives a known address, two flips among the
+    /// `candidates` (≤ 24) least confident that give exactly one known
+    /// address. 0 disables it. Default 8 (28 pairs).
+    ///
+    /// ```
+    /// use airwaves_core::modes::demod::Demodulator;
+    /// let d = Demodulator::new(2_400_000).unwrap().with_ap_pair_repair(0);
+    /// # let _ = d;
+    /// ```
+    pub const fn with_ap_pair_repair(mut self, candidates: u8) -> Self {
+        self.ap_pair_candidates = at_most_max_candidates(candidates);
         self
     }
 

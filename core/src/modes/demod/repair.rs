@@ -96,23 +96,45 @@ impl Demodulator {
                 if k == 0 || filter.is_empty() {
                     return None;
                 }
-                let weak = sl.weakest(k);
+                // One flip among the `k` least confident bits, then two
+                // among the `ap_pair_candidates` least confident: the
+                // recovered address must be known, and only one candidate
+                // may give one.
+                let known = |rem: u32| filter.contains(rem, ts);
+                let flip = |b: &mut [u8; 14], bit: usize| b[bit / 8] ^= 0x80 >> (bit % 8);
+                let weak = sl.weakest(k.max(usize::from(self.ap_pair_candidates)));
+                let weak: &[u8] = weak.as_slice();
+                let usable = |bit: &&u8| usize::from(**bit) >= crc::PROTECTED_BITS;
                 let mut hit = None;
-                for &bit in weak.as_slice() {
-                    let bit = usize::from(bit);
-                    if bit < crc::PROTECTED_BITS {
-                        continue;
-                    }
-                    if filter.contains(rem ^ crc::syndrome_of_bit(n, bit), ts) {
+                for &bit in weak.iter().take(k).filter(usable) {
+                    if known(rem ^ crc::syndrome_of_bit(n, usize::from(bit))) {
                         if hit.is_some() {
                             return None; // ambiguous
                         }
                         hit = Some(bit);
                     }
                 }
-                let bit = hit?;
-                b[bit / 8] ^= 0x80 >> (bit % 8);
-                self.validate(sl, b, 1, ts, p, tps, filter)
+                if let Some(bit) = hit {
+                    flip(&mut b, usize::from(bit));
+                    return self.validate(sl, b, 1, ts, p, tps, filter);
+                }
+                let pairs = usize::from(self.ap_pair_candidates).min(weak.len());
+                let mut hit = None;
+                for (i, &x) in weak[..pairs].iter().enumerate().filter(|(_, x)| usable(x)) {
+                    let sx = rem ^ crc::syndrome_of_bit(n, usize::from(x));
+                    for &y in weak[i + 1..pairs].iter().filter(usable) {
+                        if known(sx ^ crc::syndrome_of_bit(n, usize::from(y))) {
+                            if hit.is_some() {
+                                return None; // ambiguous
+                            }
+                            hit = Some((x, y));
+                        }
+                    }
+                }
+                let (x, y) = hit?;
+                flip(&mut b, usize::from(x));
+                flip(&mut b, usize::from(y));
+                self.validate(sl, b, 2, ts, p, tps, filter)
             }
             _ => None,
         }
@@ -219,5 +241,36 @@ mod test {
             (&df4[..], 1, 0x4D2023)
         );
         assert!(d.repair(&fake_slice(&bad, &[]), 0, 0, 5, &filter).is_none());
+        // AP: two weak bits among the 8 least confident, one known address.
+        flip(&mut bad, 47);
+        let weak = [33, 47, 10, 12, 14, 50, 52, 54];
+        let f = d
+            .repair(&fake_slice(&bad, &weak), 0, 0, 5, &filter)
+            .unwrap();
+        assert_eq!(
+            (f.bytes(), f.repaired_bits, f.address),
+            (&df4[..], 2, 0x4D2023)
+        );
+        // ... not with pairs off, nor when one of them is confident.
+        let no_pairs = d.with_ap_pair_repair(0);
+        assert!(
+            no_pairs
+                .repair(&fake_slice(&bad, &weak), 0, 0, 5, &filter)
+                .is_none()
+        );
+        assert!(
+            d.repair(&fake_slice(&bad, &[33, 10, 12]), 0, 0, 5, &filter)
+                .is_none()
+        );
+        // Two pairs that each give a known address: ambiguous, refused.
+        let mut other = bad.clone();
+        flip(&mut other, 50);
+        flip(&mut other, 52);
+        let rem2 = crc::remainder(&other[..7]);
+        filter.insert(rem2, 0);
+        assert!(
+            d.repair(&fake_slice(&bad, &weak), 0, 0, 5, &filter)
+                .is_none()
+        );
     }
 }
