@@ -161,7 +161,7 @@ fn run(args: &[String]) -> Result<(), String> {
             .min_by(|a, b| a.1.resid.total_cmp(&b.1.resid))
             .ok_or("no filters")?;
         let snr_db = 10.0 * (bf.amp * bf.amp / noise).log10();
-        if !(snr_db >= min_snr_db) || !bf.resid.is_finite() {
+        if snr_db.is_nan() || snr_db < min_snr_db || !bf.resid.is_finite() {
             continue;
         }
         used += 1;
