@@ -155,21 +155,193 @@ pub fn run(cfg: &DemoConfig, seconds: u32, mut policy: Policy<'_>) -> Result<Run
     Ok(report)
 }
 
+/// A rule like readsb's published defaults: keep the noise floor (the
+/// 40th-percentile magnitude, 0–255 scale) between 34 and 36, and lower
+/// the gain when too many samples are loud (≥ 243). readsb's "too many" is
+/// not published with a number: here more than 0.1 % of the samples in a
+/// 5 s window lowers a step; raising needs a noise floor under 34 and
+/// fewer than 0.05 % loud.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadsbLike {
+    index: usize,
+    window: airwaves_core::modes::level::LevelStats,
+    window_s: f64,
+}
+
+impl ReadsbLike {
+    /// Decision window, s of signal.
+    pub const WINDOW_S: f64 = 5.0;
+
+    /// Start at the listed gain nearest `gain_tenths`.
+    pub fn new(gain_tenths: i32) -> Self {
+        Self {
+            index: crate::demo::frontend::gain_index(gain_tenths),
+            window: Default::default(),
+            window_s: 0.0,
+        }
+    }
+
+    /// Account for one block; the new gain, if it changes.
+    pub fn update(&mut self, r: &BlockReport) -> Option<i32> {
+        use crate::demo::frontend::GAINS_TENTH_DB;
+        self.window.add(&r.level);
+        self.window_s += BLOCK_S;
+        if self.window_s < Self::WINDOW_S - 1e-9 {
+            return None;
+        }
+        let w = std::mem::take(&mut self.window);
+        self.window_s = 0.0;
+        let loud = f64::from(w.loud) / w.samples().max(1) as f64;
+        let noise = w.noise_floor(40);
+        let from = self.index;
+        if loud > 0.001 || noise > 36 {
+            self.index = self.index.saturating_sub(1);
+        } else if noise < 34 && loud < 0.0005 {
+            self.index = (self.index + 1).min(GAINS_TENTH_DB.len() - 1);
+        }
+        (self.index != from).then_some(GAINS_TENTH_DB[self.index])
+    }
+}
+
+/// Run `seconds` of `cfg` under airwaves' loop ([`LoopConfig::default`]),
+/// starting at `cfg.gain`; also the changes with their reasons.
+///
+/// # Errors
+/// A configuration [`DemoSky::new`] refuses.
+pub fn run_loop(
+    cfg: &DemoConfig,
+    seconds: u32,
+) -> Result<(RunReport, Vec<(f64, super::control::Change)>), DemoError> {
+    let start = match cfg.gain {
+        Gain::Manual(t) => t,
+        Gain::Auto => crate::demo::frontend::MAX_GAIN_TENTHS,
+    };
+    let config = super::control::LoopConfig::default();
+    let mut state = super::control::LoopState::new(start);
+    let mut log = Vec::new();
+    let mut f = |r: &BlockReport| {
+        let m = super::control::Measurement {
+            seconds: BLOCK_S,
+            level: r.level,
+            strong_frames: r.strong_frames,
+            frames: r.frames,
+        };
+        let c = config.update(&mut state, &m)?;
+        log.push((r.t_s, c));
+        Some(c.to)
+    };
+    let mut cfg = cfg.clone();
+    cfg.gain = Gain::Manual(start);
+    let report = run(&cfg, seconds, Policy::Loop(&mut f))?;
+    Ok((report, log))
+}
+
+/// Run `seconds` of `cfg` under the [`ReadsbLike`] rule from `cfg.gain`.
+///
+/// # Errors
+/// A configuration [`DemoSky::new`] refuses.
+pub fn run_readsb_like(cfg: &DemoConfig, seconds: u32) -> Result<RunReport, DemoError> {
+    let start = match cfg.gain {
+        Gain::Manual(t) => t,
+        Gain::Auto => crate::demo::frontend::MAX_GAIN_TENTHS,
+    };
+    let mut rule = ReadsbLike::new(start);
+    let mut f = |r: &BlockReport| rule.update(r);
+    let mut cfg = cfg.clone();
+    cfg.gain = Gain::Manual(start);
+    run(&cfg, seconds, Policy::Loop(&mut f))
+}
+
 #[cfg(test)]
 mod test {
     use super::*;
 
-    /// The sweep that decides what a loop should aim at (printed).
-    #[test]
-    #[ignore]
-    fn sweep_print() {
-        for kind in [SkyKind::Airport, SkyKind::Rural, SkyKind::Mixed] {
-            for &g in crate::demo::frontend::GAINS_TENTH_DB.iter().step_by(2) {
-                let r = run(&sky_config(kind, 1), 20, Policy::Fixed(g)).unwrap();
-                eprintln!("{:?} {g}: {}", kind, r.frames_from(0));
-            }
-            let r = run(&sky_config(kind, 1), 20, Policy::TunerAgc).unwrap();
-            eprintln!("{:?} agc: {} {:?}", kind, r.frames_from(0), &r.gain_per_s);
+    fn from(kind: SkyKind, gain: i32) -> DemoConfig {
+        DemoConfig {
+            gain: Gain::Manual(gain),
+            ..sky_config(kind, 3)
         }
+    }
+
+    /// Changes after `t_s`.
+    fn changes_after(log: &[(f64, super::super::control::Change)], t_s: f64) -> usize {
+        log.iter().filter(|(t, _)| *t > t_s).count()
+    }
+
+    /// Far traffic only: from 0 dB the loop climbs to the top within
+    /// 60 s of signal, from the top it never moves, and once there it
+    /// stays.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_loop_rural_climbs_and_stays() {
+        let (r, log) = run_loop(&from(SkyKind::Rural, 0), 90).unwrap();
+        assert_eq!(
+            r.gain_per_s[59],
+            crate::demo::frontend::MAX_GAIN_TENTHS,
+            "{log:?}"
+        );
+        assert_eq!(changes_after(&log, 60.0), 0, "{log:?}");
+        assert!(log.iter().all(|(_, c)| c.to > c.from));
+        let (_, log) = run_loop(&from(SkyKind::Rural, 496), 60).unwrap();
+        assert!(log.is_empty(), "{log:?}");
+    }
+
+    /// Near an airport: from either end of the range the loop ends within
+    /// two steps of the same gain in 60 s, then changes at most once a
+    /// minute, and decodes more than at either end's fixed gain.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_loop_airport_converges_from_both_ends() {
+        let seconds = 150;
+        let (low, low_log) = run_loop(&from(SkyKind::Airport, 0), seconds).unwrap();
+        let (high, high_log) = run_loop(&from(SkyKind::Airport, 496), seconds).unwrap();
+        let index = crate::demo::frontend::gain_index;
+        let (a, b) = (low.gain_per_s[59], high.gain_per_s[59]);
+        assert!(
+            index(a).abs_diff(index(b)) <= 2,
+            "{a} vs {b}\n{low_log:#?}\n{high_log:#?}"
+        );
+        // Not stuck at an end.
+        assert!(a > 0 && b < 496, "{a} {b}");
+        for log in [&low_log, &high_log] {
+            assert!(changes_after(log, 60.0) <= 2, "{log:?}");
+            // Every change says why, with its figures.
+            assert!(log.iter().all(|(_, c)| !c.to_string().is_empty()));
+        }
+        // Down from the top for clipping, up from the bottom for room.
+        assert!(matches!(
+            high_log[0].1.reason,
+            super::super::control::Reason::Hot { .. }
+        ));
+        let top = run(&from(SkyKind::Airport, 496), seconds, Policy::Fixed(496)).unwrap();
+        let bottom = run(&from(SkyKind::Airport, 0), seconds, Policy::Fixed(0)).unwrap();
+        for r in [&low, &high] {
+            assert!(
+                r.frames_from(60) > top.frames_from(60),
+                "{} {}",
+                r.frames_from(60),
+                top.frames_from(60)
+            );
+            assert!(r.frames_from(60) > 2 * bottom.frames_from(60));
+        }
+    }
+
+    /// The tuner AGC model lowers the gain near an airport (strong peaks)
+    /// and keeps it at the top in the rural sky.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn test_tuner_agc_follows_the_peaks() {
+        let airport = run(&sky_config(SkyKind::Airport, 3), 5, Policy::TunerAgc).unwrap();
+        assert!(
+            airport.gain_per_s.iter().all(|&g| g < 300),
+            "{:?}",
+            airport.gain_per_s
+        );
+        let rural = run(&sky_config(SkyKind::Rural, 3), 5, Policy::TunerAgc).unwrap();
+        assert!(
+            rural.gain_per_s.iter().all(|&g| g >= 445),
+            "{:?}",
+            rural.gain_per_s
+        );
     }
 }

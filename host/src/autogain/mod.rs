@@ -1,5 +1,6 @@
 //! Adaptive tuner gain for the 1090 MHz feeder.
 
+pub mod control;
 pub mod harness;
 
 /// A decoded frame at or above this signal level (dBFS) is strong.
