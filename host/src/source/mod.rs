@@ -41,6 +41,7 @@ use crate::rtl::r82xx;
 pub use crate::rtl::stream::Progress;
 use crate::rtl::stream::{LiveDongle, LiveStats, ReopenPolicy, StreamOptions};
 use crate::rtltcp::client::{Client, ClientError};
+use crate::rtltcp::protocol::Command;
 use file::FileReader;
 use std::fmt;
 use std::io::{Read, Write};
@@ -89,6 +90,20 @@ pub trait SampleSource: Send {
     ) -> Result<bool, Self::Error> {
         let _ = (producer, stop, progress);
         Ok(false)
+    }
+
+    /// Set the tuner gain (tenths of a dB, manual) while the stream runs.
+    /// `Ok(false)`: this source cannot change its gain at run time (a
+    /// file; a dongle, whose stream thread does not yet take control
+    /// transfers between bulk transfers).
+    fn set_gain(&mut self, tenths: i32) -> Result<bool, Self::Error> {
+        let _ = tenths;
+        Ok(false)
+    }
+
+    /// Whether [`set_gain`](Self::set_gain) works on this source.
+    fn can_set_gain(&self) -> bool {
+        false
     }
 
     /// Bytes lost before [`read`](Self::read) could see them: a dongle's
@@ -335,6 +350,26 @@ impl SampleSource for Source {
             }
             Kind::RtlTcp(_) | Kind::File(_) => Ok(false),
         }
+    }
+
+    /// An rtl_tcp server is sent manual mode and the gain.
+    fn set_gain(&mut self, tenths: i32) -> Result<bool, SourceError> {
+        match &mut self.kind {
+            Kind::RtlTcp(client) => {
+                client
+                    .send(Command::SetGainMode { manual: true })
+                    .map_err(SourceError::Tcp)?;
+                client
+                    .send(Command::SetGain(r82xx::nearest_gain(tenths)))
+                    .map_err(SourceError::Tcp)?;
+                Ok(true)
+            }
+            Kind::Dongle(_) | Kind::File(_) => Ok(false),
+        }
+    }
+
+    fn can_set_gain(&self) -> bool {
+        matches!(self.kind, Kind::RtlTcp(_))
     }
 
     fn lost_bytes(&self) -> u64 {
