@@ -10,7 +10,8 @@
 //! changes per minute over the same span. For the mixed sky, the time the
 //! loop takes to come back to its gain from before the strong aircraft
 //! came within 10 NM (at 100 s of signal) once it is beyond 10 NM again
-//! (at 300 s). Default length: 300 s (480 s for the mixed sky).
+//! (at 300 s), and its changes per minute outside the pass. Default
+//! length: 600 s (480 s for the mixed sky).
 
 use airwaves::autogain::harness::{Policy, RunReport, run, run_loop, run_readsb_like, sky_config};
 use airwaves::demo::SkyKind;
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
         skies = vec![SkyKind::Airport, SkyKind::Rural, SkyKind::Mixed];
     }
     for kind in skies {
-        let s = seconds.unwrap_or(if kind == SkyKind::Mixed { 480 } else { 300 });
+        let s = seconds.unwrap_or(if kind == SkyKind::Mixed { 480 } else { 600 });
         if let Err(e) = one_sky(kind, s) {
             eprintln!("autogain: {e}");
             return ExitCode::FAILURE;
@@ -131,12 +132,19 @@ fn one_sky(kind: SkyKind, seconds: u32) -> Result<(), airwaves::demo::DemoError>
                 .copied()
                 .unwrap_or(before);
             let back = lp.gain_per_s[300..].iter().position(|&g| g >= before);
+            // Settled spans: before the pass, and after the return.
+            let settled = |t: f64| {
+                (SETTLE_S as f64..100.0).contains(&t) || back.is_some_and(|b| t > (300 + b) as f64)
+            };
+            let quiet_s = 40.0 + back.map_or(0.0, |b| (lp.gain_per_s.len() - 300 - b) as f64);
+            let n = lp.changes.iter().filter(|(t, _, _)| settled(*t)).count();
             println!(
-                "  strong aircraft within 10 NM 100-300 s: gain {:.1} dB before, lowest {:.1} dB, back to {:.1} dB {}",
+                "  strong aircraft within 10 NM 100-300 s: gain {:.1} dB before, lowest {:.1} dB, back to {:.1} dB {}; outside the pass {:.2} changes/min",
                 db(before),
                 db(lowest),
                 db(before),
-                back.map_or("never".to_string(), |s| format!("{s} s after it left"))
+                back.map_or("never".to_string(), |s| format!("{s} s after it left")),
+                n as f64 * 60.0 / quiet_s
             );
         }
         for (t, c) in &log {

@@ -18,12 +18,14 @@
 //! - **Too hot**: `B ≥ min_bursts` and `L/F > hot_share`: down one step
 //!   (two above three times `hot_share`), and the gain just left becomes
 //!   a *ceiling* for [`LoopConfig::hold_s`].
-//! - **Room**: no loud burst at all: up two steps; `L/F < cool_share`: up
-//!   one step; never to or past a ceiling.
+//! - **Room**: no loud burst, and no sample that two steps up would be
+//!   loud (from the histogram): up two steps; no loud burst, or
+//!   `L/F < cool_share`: up one step; never to or past a ceiling.
 //! - Otherwise the gain stays: the band between the two shares is the
 //!   hysteresis.
-//! - A ceiling ends when its hold runs out (the next one at the same gain
-//!   holds twice as long, up to [`LoopConfig::hold_max_s`]), or at once
+//! - Each gain keeps its own ceiling. A ceiling ends when its hold runs
+//!   out (the next one at the same gain holds twice as long, up to
+//!   [`LoopConfig::hold_max_s`]), or at once
 //!   when what set it has gone: the loud samples the histogram predicts
 //!   at the ceiling's gain (samples above `243 · 10^(−Δ/20)`, Δ the dB up
 //!   to it) fall below [`LoopConfig::lift_ratio`] of the rate measured
@@ -42,7 +44,7 @@ pub struct LoopConfig {
     /// Loud bursts lost, as a share of the frames decoded, above which the
     /// gain is too hot (0.06).
     pub hot_share: f64,
-    /// Below this share there is room above (0.02).
+    /// Below this share there is room above (0.015).
     pub cool_share: f64,
     /// Fewer loud bursts than this in a window never lower the gain (10).
     pub min_bursts: u32,
@@ -52,7 +54,7 @@ pub struct LoopConfig {
     pub window_max_s: f64,
     /// Loud bursts that close a window early (100).
     pub window_bursts: u32,
-    /// First hold of a ceiling, s (120).
+    /// First hold of a ceiling, s (180).
     pub hold_s: f64,
     /// Longest hold, s (960).
     pub hold_max_s: f64,
@@ -67,12 +69,12 @@ impl Default for LoopConfig {
     fn default() -> Self {
         Self {
             hot_share: 0.06,
-            cool_share: 0.02,
+            cool_share: 0.015,
             min_bursts: 10,
             window_min_s: 2.0,
             window_max_s: 10.0,
             window_bursts: 100,
-            hold_s: 120.0,
+            hold_s: 180.0,
             hold_max_s: 960.0,
             lift_ratio: 0.25,
             loud: LevelMeter::RTL_SDR.loud,
@@ -122,6 +124,14 @@ impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let pct = |l: u64, n: u64| 100.0 * l as f64 / n.max(1) as f64;
         match *self {
+            Self::Hot {
+                bursts,
+                lost,
+                frames: 0,
+            } => write!(
+                f,
+                "{lost} of {bursts} loud bursts lost, no frames decoded (clipping)"
+            ),
             Self::Hot {
                 bursts,
                 lost,
@@ -176,7 +186,6 @@ impl fmt::Display for Change {
 /// A gain not to return to before `until_s`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Ceiling {
-    index: usize,
     until_s: f64,
     /// Loud samples per second measured when it was set.
     loud_per_s: f64,
@@ -191,7 +200,8 @@ pub struct LoopState {
     window_s: f64,
     window_strong: u64,
     window_frames: u64,
-    ceiling: Option<Ceiling>,
+    /// The ceiling at each gain index, if any.
+    ceilings: [Option<Ceiling>; GAINS_TENTH_DB.len()],
     /// The hold of the last ceiling at each index (doubles on a repeat).
     last_hold: [f64; GAINS_TENTH_DB.len()],
 }
@@ -206,7 +216,7 @@ impl LoopState {
             window_s: 0.0,
             window_strong: 0,
             window_frames: 0,
-            ceiling: None,
+            ceilings: [None; GAINS_TENTH_DB.len()],
             last_hold: [0.0; GAINS_TENTH_DB.len()],
         }
     }
@@ -240,7 +250,7 @@ impl LoopConfig {
         let seconds = std::mem::take(&mut state.window_s);
         let decoded = std::mem::take(&mut state.window_strong);
         let frames = std::mem::take(&mut state.window_frames);
-        self.expire_ceiling(state, &window, seconds);
+        self.expire_ceilings(state, &window, seconds);
         let lost = u64::from(bursts).saturating_sub(decoded);
         let share = lost as f64 / frames.max(1) as f64;
         let top = GAINS_TENTH_DB.len() - 1;
@@ -251,8 +261,7 @@ impl LoopConfig {
             if to < from {
                 let hold = (state.last_hold[from] * 2.0).clamp(self.hold_s, self.hold_max_s);
                 state.last_hold[from] = hold;
-                state.ceiling = Some(Ceiling {
-                    index: from,
+                state.ceilings[from] = Some(Ceiling {
                     until_s: state.t_s + hold,
                     loud_per_s: f64::from(window.loud) / seconds,
                 });
@@ -266,7 +275,9 @@ impl LoopConfig {
                 },
             )
         } else {
-            let limit = state.ceiling.map_or(top, |c| c.index.saturating_sub(1));
+            let limit = (from + 1..=top)
+                .find(|&i| state.ceilings[i].is_some())
+                .map_or(top, |i| i - 1);
             let two = (from + 2).min(top);
             let (steps, reason) = if bursts == 0 && self.predicted_loud(&window, from, two) == 0.0 {
                 (2, Reason::Quiet)
@@ -308,17 +319,21 @@ impl LoopConfig {
             .sum()
     }
 
-    /// End the ceiling whose hold ran out or whose cause has gone.
-    fn expire_ceiling(&self, state: &mut LoopState, window: &LevelStats, seconds: f64) {
-        let Some(c) = state.ceiling else {
-            return;
-        };
-        let predicted = self.predicted_loud(window, state.index, c.index) / seconds;
-        if state.t_s >= c.until_s || predicted < self.lift_ratio * c.loud_per_s {
-            state.ceiling = None;
-            if state.t_s < c.until_s {
-                // Lifted because the cause went: the next hold starts over.
-                state.last_hold[c.index] = 0.0;
+    /// End the ceilings whose hold ran out or whose cause has gone.
+    fn expire_ceilings(&self, state: &mut LoopState, window: &LevelStats, seconds: f64) {
+        for i in 0..GAINS_TENTH_DB.len() {
+            let Some(c) = state.ceilings[i] else {
+                continue;
+            };
+            let gone = i > state.index
+                && self.predicted_loud(window, state.index, i) / seconds
+                    < self.lift_ratio * c.loud_per_s;
+            if state.t_s >= c.until_s || gone {
+                state.ceilings[i] = None;
+                if gone {
+                    // Lifted because the cause went: the next hold starts over.
+                    state.last_hold[i] = 0.0;
+                }
             }
         }
     }
@@ -352,6 +367,14 @@ mod test {
             level,
             strong_frames: strong,
             frames,
+        }
+    }
+
+    /// The defaults with a 120 s first hold.
+    fn hold_120() -> LoopConfig {
+        LoopConfig {
+            hold_s: 120.0,
+            ..LoopConfig::default()
         }
     }
 
@@ -418,7 +441,7 @@ mod test {
     /// once.
     #[test]
     fn test_ceiling_hold_doubling_and_lift() {
-        let cfg = LoopConfig::default();
+        let cfg = hold_120();
         let mut st = LoopState::new(338);
         // Hot at 33.8: down to 32.8, ceiling 33.8 for 120 s.
         let hot = window(2.0, 100, 40, 500, (250, 300));
@@ -442,5 +465,35 @@ mod test {
         // before the 240 s are over, and two steps at once.
         let gone = window(2.0, 0, 0, 500, (10, 0));
         assert_eq!(cfg.update(&mut st, &gone).map(|c| c.to), Some(364));
+    }
+
+    /// Ceilings are kept per gain: a short one below does not free a
+    /// longer one above it.
+    #[test]
+    fn test_ceilings_per_gain() {
+        let cfg = hold_120();
+        let mut st = LoopState::new(338);
+        // Loud sources that stay (predicted loud at every gain above).
+        let hot = window(2.0, 100, 40, 500, (250, 300));
+        let cool = window(2.0, 0, 0, 500, (223, 300));
+        assert_eq!(cfg.update(&mut st, &hot).map(|c| c.to), Some(328));
+        let mut t = 2.0;
+        while st.gain_tenths() == 328 {
+            cfg.update(&mut st, &cool);
+            t += 2.0;
+        }
+        assert_eq!((st.gain_tenths(), t), (338, 122.0));
+        // Hot again at 33.8 (240 s, to 364 s), then at 32.8 (120 s).
+        assert_eq!(cfg.update(&mut st, &hot).map(|c| c.to), Some(328));
+        assert_eq!(cfg.update(&mut st, &hot).map(|c| c.to), Some(297));
+        t += 4.0;
+        while t < 360.0 {
+            cfg.update(&mut st, &cool);
+            t += 2.0;
+        }
+        assert_eq!(st.gain_tenths(), 328, "32.8 free after 120 s, 33.8 held");
+        cfg.update(&mut st, &cool);
+        cfg.update(&mut st, &cool);
+        assert_eq!(st.gain_tenths(), 338, "33.8 free at 364 s");
     }
 }

@@ -117,7 +117,16 @@ impl DongleArgs {
     /// The dongle selector for `--device`/`--fake-device`.
     pub fn selector(&self) -> Result<Selector, SourceError> {
         Ok(match &self.fake_device {
-            Some(spec) => Selector::Fake(FakeConfig::parse(spec).map_err(SourceError::Rtl)?),
+            Some(spec) => {
+                let mut cfg = FakeConfig::parse(spec).map_err(SourceError::Rtl)?;
+                if let Some((name, maker)) = &mut cfg.sky {
+                    *maker = Some(
+                        crate::demo::antenna_maker(name)
+                            .map_err(|e| SourceError::Rtl(crate::rtl::Error::FakeSpec(e)))?,
+                    );
+                }
+                Selector::Fake(cfg)
+            }
             None => match self.device.parse::<usize>() {
                 Ok(i) => Selector::Index(i),
                 Err(_) => Selector::Serial(self.device.clone()),
