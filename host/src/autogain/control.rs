@@ -312,11 +312,8 @@ impl LoopConfig {
     /// `from`: those above `loud · 10^(−Δ/20)`, Δ the dB between them.
     fn predicted_loud(&self, window: &LevelStats, from: usize, to: usize) -> f64 {
         let up_db = f64::from(GAINS_TENTH_DB[to] - GAINS_TENTH_DB[from]) / 10.0;
-        let threshold = (f64::from(self.loud) * 10f64.powf(-up_db / 20.0)).floor() as usize;
-        window.hist[threshold.min(255)..]
-            .iter()
-            .map(|&n| f64::from(n))
-            .sum()
+        let threshold = (f64::from(self.loud) * 10f64.powf(-up_db / 20.0)).floor();
+        window.above(threshold.min(255.0) as u8)
     }
 
     /// End the ceilings whose hold ran out or whose cause has gone.
@@ -356,6 +353,7 @@ mod test {
         let mut level = LevelStats::default();
         level.hist[10] = (300_000.0 * seconds) as u32;
         level.hist[loud_at.0] += (f64::from(loud_at.1) * seconds) as u32;
+        level.measured = level.hist.iter().sum();
         level.loud = if loud_at.0 >= 243 {
             level.hist[loud_at.0]
         } else {

@@ -191,7 +191,7 @@ impl ReadsbLike {
         }
         let w = std::mem::take(&mut self.window);
         self.window_s = 0.0;
-        let loud = f64::from(w.loud) / w.samples().max(1) as f64;
+        let loud = f64::from(w.loud) / f64::from(w.measured.max(1));
         let noise = w.noise_floor(40);
         let from = self.index;
         if loud > 0.001 || noise > 36 {
