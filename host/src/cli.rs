@@ -64,7 +64,7 @@ pub struct DongleArgs {
     #[arg(short = 'd', long = "device", default_value = "0")]
     pub device: String,
     /// Use the built-in emulator instead of a dongle:
-    /// `r820t|r828d[,file=PATH][,loop][,serial=S][,fast][,speed=N][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
+    /// `r820t|r828d[,file=PATH][,loop][,sky=airport|rural|mixed][,serial=S][,fast][,speed=N][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
     #[arg(long, value_name = "SPEC")]
     pub fake_device: Option<String>,
     /// Write every USB control transfer to FILE (fakeusb.c's text format).

@@ -203,7 +203,7 @@ impl ReadsbLike {
     }
 }
 
-/// Run `seconds` of `cfg` under airwaves' loop ([`LoopConfig::default`]),
+/// Run `seconds` of `cfg` under airwaves' loop ([`LoopConfig::default`](super::control::LoopConfig::default)),
 /// starting at `cfg.gain`; also the changes with their reasons.
 ///
 /// # Errors
