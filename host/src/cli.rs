@@ -98,8 +98,8 @@ pub struct SourceArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct TuningArgs {
     /// Tuner gain in dB (nearest listed gain); auto: airwaves' adaptive
-    /// gain where the command and source have it (`adsb` on the demo sky
-    /// or an rtl_tcp server), else the tuner's AGC; agc: the tuner's AGC.
+    /// gain where the command has it (`adsb`), else the tuner's AGC; agc:
+    /// the tuner's AGC.
     #[arg(short = 'g', long, value_parser = parse_gain_arg, default_value = "auto", value_name = "DB|auto|agc")]
     pub gain: Gain,
     /// Frequency correction, ppm (-1000 to 1000).

@@ -836,3 +836,31 @@ fn test_demo_faster_than_real_time_with_adaptive_gain() {
         "{err}"
     );
 }
+
+/// The adaptive gain on a dongle: the emulator's airport sky at 10× real
+/// time, the loop's gains written into the tuner between USB transfers,
+/// and the sky's front end applying what the driver wrote.
+#[test]
+fn test_adaptive_gain_on_the_emulated_dongle() {
+    let dir = TempDir::new("dongle_gain");
+    let json = dir.0.join("json");
+    let out = Command::new(AIRWAVES)
+        .args(["adsb", "--fake-device", "r820t,sky=airport,speed=10"])
+        .args(["--duration", "6", "--write-json"])
+        .arg(&json)
+        .args(NO_PORTS_BUT_BO)
+        .args(["--net-bo-port", "0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("gain lowered 49.6"), "{err}");
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("stats.json")).unwrap()).unwrap();
+    let gain = stats["gain_db"].as_f64().unwrap();
+    assert!(gain < 45.0, "{gain}");
+    assert!(
+        stats["total"]["messages"].as_u64().unwrap() > 1000,
+        "{stats}"
+    );
+}

@@ -476,14 +476,11 @@ impl<'a> Feeder<'a> {
         let (gain_tenths, gain_mode) = match args.tuning.gain {
             Gain::Db(t) => (Some(crate::rtl::r82xx::nearest_gain(t)), "fixed"),
             Gain::Auto if adaptive => (Some(MAX_GAIN_TENTHS), "auto"),
+            // A file or network input only: no tuner to speak of.
+            _ if args.source.ifile.is_some() || args.net_only => (None, ""),
             Gain::Auto | Gain::Agc => (None, "agc"),
         };
-        if args.tuning.gain == Gain::Auto && !adaptive && !args.net_only && !args.quiet {
-            eprintln!(
-                "airwaves adsb: --gain auto: this source cannot change its gain while it \
-                 streams (adaptive gain works on --demo and --rtl-tcp); using the tuner's AGC"
-            );
-        }
+
         let receiver_info = ReceiverInfo {
             version: VERSION,
             refresh_ms: 1000,
@@ -1053,7 +1050,7 @@ fn open_input(
         });
     }
     let mut tuning = Tuning::new(&args.tuning, Some(args.freq), rate);
-    if args.tuning.gain == Gain::Auto && args.source.rtl_tcp.is_some() {
+    if args.tuning.gain == Gain::Auto && args.source.ifile.is_none() {
         // The loop starts at the top, in manual mode.
         tuning.gain = Some(MAX_GAIN_TENTHS);
     }

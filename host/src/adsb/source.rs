@@ -52,15 +52,15 @@ pub struct Shared {
     /// Set to ask the thread to stop.
     pub stop: AtomicBool,
     /// A tuner gain to apply (tenths of a dB; [`NO_GAIN`]: none), taken by
-    /// the thread between reads.
-    pub gain_request: AtomicI32,
+    /// the thread between reads, or by a dongle between transfers.
+    pub gain_request: Arc<AtomicI32>,
     /// The gain last applied ([`NO_GAIN`]: none yet), re-applied after a
     /// reconnection.
     pub gain_applied: AtomicI32,
 }
 
 /// No gain in [`Shared::gain_request`] / [`Shared::gain_applied`].
-pub const NO_GAIN: i32 = i32::MIN;
+pub const NO_GAIN: i32 = crate::rtl::stream::NO_GAIN_REQUEST;
 
 impl Shared {
     /// Nothing counted, no gain asked for.
@@ -70,7 +70,7 @@ impl Shared {
             bytes: AtomicU64::new(0),
             device_lost_bytes: AtomicU64::new(0),
             stop: AtomicBool::new(false),
-            gain_request: AtomicI32::new(NO_GAIN),
+            gain_request: Arc::new(AtomicI32::new(NO_GAIN)),
             gain_applied: AtomicI32::new(NO_GAIN),
         }
     }
@@ -122,7 +122,9 @@ fn run(input: Input, mut producer: Producer, shared: &Shared, quiet: bool) -> En
             last_cpu = Instant::now();
         }
     };
-    // A dongle streams on this thread straight into the ring: one copy.
+    // A dongle streams on this thread straight into the ring: one copy;
+    // it applies gain requests between its transfers.
+    source.take_gain_requests(shared.gain_request.clone());
     let filled = {
         let mut progress = |p: Progress| {
             shared.bytes.fetch_add(p.bytes as u64, Ordering::Relaxed);

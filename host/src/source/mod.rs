@@ -45,7 +45,8 @@ use crate::rtltcp::protocol::Command;
 use file::FileReader;
 use std::fmt;
 use std::io::{Read, Write};
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32};
 use std::time::{Duration, Instant};
 pub use tuning::{Tuning, tune_device, tuning_commands};
 
@@ -93,17 +94,26 @@ pub trait SampleSource: Send {
     }
 
     /// Set the tuner gain (tenths of a dB, manual) while the stream runs.
-    /// `Ok(false)`: this source cannot change its gain at run time (a
-    /// file; a dongle, whose stream thread does not yet take control
-    /// transfers between bulk transfers).
+    /// `Ok(false)`: this source cannot change its gain this way (a file;
+    /// a dongle, which takes [`take_gain_requests`](Self::take_gain_requests)
+    /// instead).
     fn set_gain(&mut self, tenths: i32) -> Result<bool, Self::Error> {
         let _ = tenths;
         Ok(false)
     }
 
-    /// Whether [`set_gain`](Self::set_gain) works on this source.
+    /// Whether this source can change its gain while it runs (through
+    /// [`set_gain`](Self::set_gain), or for a dongle streaming in
+    /// [`fill`](Self::fill), through [`take_gain_requests`](Self::take_gain_requests)).
     fn can_set_gain(&self) -> bool {
         false
+    }
+
+    /// Apply the gains put in `requests` (tenths of a dB;
+    /// [`NO_GAIN_REQUEST`](crate::rtl::stream::NO_GAIN_REQUEST) for none) while [`fill`](Self::fill) streams.
+    /// Sources read with [`read`](Self::read) ignore it.
+    fn take_gain_requests(&mut self, requests: Arc<AtomicI32>) {
+        let _ = requests;
     }
 
     /// Bytes lost before [`read`](Self::read) could see them: a dongle's
@@ -378,7 +388,13 @@ impl SampleSource for Source {
     }
 
     fn can_set_gain(&self) -> bool {
-        matches!(self.kind, Kind::RtlTcp(_))
+        matches!(self.kind, Kind::RtlTcp(_) | Kind::Dongle(_))
+    }
+
+    fn take_gain_requests(&mut self, requests: Arc<AtomicI32>) {
+        if let Kind::Dongle(live) = &mut self.kind {
+            live.take_gain_requests(requests);
+        }
     }
 
     fn lost_bytes(&self) -> u64 {
