@@ -9,7 +9,6 @@ pub mod fir;
 pub mod fm;
 pub mod iir;
 pub mod input;
-pub mod level;
 pub mod modes;
 pub mod phase;
 
@@ -31,7 +30,6 @@ pub fn all_cases() -> impl Iterator<Item = &'static Case> {
         .chain(iir::CASES)
         .chain(phase::CASES)
         .chain(modes::CASES)
-        .chain(level::CASES)
         .chain(fm::CASES)
 }
 

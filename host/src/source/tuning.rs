@@ -32,7 +32,7 @@ impl Tuning {
         Tuning {
             freq,
             rate,
-            gain: args.gain.tuner(),
+            gain: args.gain.0,
             ppm: args.ppm,
             bias_tee: args.bias_tee,
             test_mode: false,
