@@ -29,12 +29,16 @@
 //! 8 µs best ([`fit_phase`]).
 //!
 //! A candidate that is not a reply (a preamble-like pattern inside
-//! another reply, noise) is dropped after its first [`EARLY_BITS`] bits
-//! when the least cost per sample there exceeds [`gate`]: twice the noise
-//! power plus 2 % of the pulse power (the model's mismatch grows with the
-//! signal: on the 2.0 MS/s capture every reply recovered here costs at
+//! another reply, noise) costs little: [`fit_phase`] drops it when the
+//! preamble's residual exceeds [`gate`] per sample or `A²/N` is below
+//! [`MIN_SNR`]; after its first [`EARLY_BITS`] bits it is dropped when the
+//! least cost per sample there exceeds [`gate`] (twice the noise power
+//! plus 2 % of the pulse power: the model's mismatch grows with the
+//! signal; on the 2.0 MS/s capture every reply recovered here costs at
 //! most 1.4 % of `A²` per sample, while 1,189 of 1,190 failed candidates
-//! cost more than the gate). Replies with clipped samples skip the gate.
+//! cost more) or when the model explains those samples less than
+//! [`NULL_GAIN`] × `N` per sample better than noise alone. Replies with
+//! clipped samples skip the residual gates.
 //!
 //! Only at 3, 2.4 and 2.0 MS/s (`T` = 4 … 6): at 6 and 12 MS/s a pulse
 //! covers two or more whole samples and slicing energies loses nothing.
@@ -48,7 +52,8 @@
 //! `1 → 0` carry the data. On amplitudes those levels `0, A/2, A` are
 //! evenly spaced, and the search reads them exactly. Isolated DF17 replies
 //! at 2.0 MS/s, 20 dB, half a sample off: 39 of 39 clean at the fitted
-//! timing, against 13 for the energy-based search it replaced.
+//! timing, against 13 for the energy-based search, which still runs first
+//! (it is cheaper, and copes better with a weaker reply on top).
 
 use super::history::FULL_SCALE;
 use super::slicer::Slice;
