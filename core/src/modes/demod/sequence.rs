@@ -293,8 +293,8 @@ const fn overlap<const T: usize>(i: usize, a: usize) -> usize {
 fn bit(bytes: &[u8; 14], k: usize) -> bool {
     bytes[k / 8] >> (7 - k % 8) & 1 == 1
 }
-/// Samples overlapped by a pulse: at most `6 / T + 1` = 2 for `T ≥ 4`.
-const PULSE_SAMPLES: usize = HALF / MIN_T + 1;
+/// Samples overlapped by a pulse: at most `⌈6 / T⌉ + 1` (3 at `T = 4`).
+const PULSE_SAMPLES: usize = HALF.div_ceil(MIN_T) + 1;
 
 /// For each preamble start `p` (`0 .. SPAN·T` ticks), the samples the four
 /// preamble pulses overlap and the overlaps in ticks (unused entries are
@@ -485,7 +485,7 @@ mod tests {
     }
 
     /// Noiseless box-shaped preambles: the fit finds the start to the tick
-    /// at every sub-sample phase, at 2.0 and 2.4 MS/s.
+    /// at every sub-sample phase, at 2.0, 2.4 and 3 MS/s.
     #[test]
     fn test_fit_phase_exact() {
         fn check<const T: usize>() {
@@ -501,6 +501,7 @@ mod tests {
                 assert_eq!(fit_phase::<T>(&c, 1), Some(tick), "T {T}");
             }
         }
+        check::<4>();
         check::<5>();
         check::<6>();
     }
