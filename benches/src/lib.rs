@@ -9,6 +9,7 @@ pub mod fir;
 pub mod fm;
 pub mod iir;
 pub mod input;
+pub mod level;
 pub mod modes;
 pub mod phase;
 
@@ -30,6 +31,7 @@ pub fn all_cases() -> impl Iterator<Item = &'static Case> {
         .chain(iir::CASES)
         .chain(phase::CASES)
         .chain(modes::CASES)
+        .chain(level::CASES)
         .chain(fm::CASES)
 }
 

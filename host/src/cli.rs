@@ -36,7 +36,7 @@ pub enum GainError {
 impl fmt::Display for GainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GainError::NotDb(s) => write!(f, "gain {s:?}: use dB (e.g. 49.6) or auto"),
+            GainError::NotDb(s) => write!(f, "gain {s:?}: use dB (e.g. 49.6), auto or agc"),
             GainError::OutOfRange(s) => write!(f, "gain {s:?} dB out of range"),
         }
     }
@@ -64,7 +64,7 @@ pub struct DongleArgs {
     #[arg(short = 'd', long = "device", default_value = "0")]
     pub device: String,
     /// Use the built-in emulator instead of a dongle:
-    /// `r820t|r828d[,file=PATH][,loop][,serial=S][,fast][,speed=N][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
+    /// `r820t|r828d[,file=PATH][,loop][,sky=airport|rural|mixed][,serial=S][,fast][,speed=N][,fault=stall@N|timeout@N|nodevice@N|firstwrite|short|nolock]`.
     #[arg(long, value_name = "SPEC")]
     pub fake_device: Option<String>,
     /// Write every USB control transfer to FILE (fakeusb.c's text format).
@@ -97,8 +97,10 @@ pub struct SourceArgs {
 /// itself). The gain is checked as the command line is parsed.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TuningArgs {
-    /// Tuner gain in dB (nearest listed gain), or auto (the tuner's AGC).
-    #[arg(short = 'g', long, value_parser = parse_gain_arg, default_value = "auto", value_name = "DB|auto")]
+    /// Tuner gain in dB (nearest listed gain); auto: airwaves' adaptive
+    /// gain where the command has it (`adsb`), else the tuner's AGC; agc:
+    /// the tuner's AGC.
+    #[arg(short = 'g', long, value_parser = parse_gain_arg, default_value = "auto", value_name = "DB|auto|agc")]
     pub gain: Gain,
     /// Frequency correction, ppm (-1000 to 1000).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true,
@@ -130,13 +132,36 @@ impl LocationArgs {
     }
 }
 
-/// Tuner gain: `auto` or dB.
+/// Tuner gain as asked for on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Gain(pub Option<i32>);
+pub enum Gain {
+    /// `auto`: adaptive gain in software where there is a loop for it
+    /// (the tuner's AGC elsewhere).
+    Auto,
+    /// `agc`: the tuner's own AGC.
+    Agc,
+    /// A fixed gain, tenths of a dB.
+    Db(i32),
+}
 
-/// [`parse_gain`] as a [`Gain`] (for clap).
+impl Gain {
+    /// What the tuner is set to when it opens: a fixed gain, or its AGC
+    /// (`None`, for `auto` and `agc`: a command that runs the adaptive
+    /// loop sets its starting gain itself).
+    pub fn tuner(self) -> Option<i32> {
+        match self {
+            Gain::Db(t) => Some(t),
+            Gain::Auto | Gain::Agc => None,
+        }
+    }
+}
+
+/// [`parse_gain`] as a [`Gain`], with `agc` (for clap).
 pub fn parse_gain_arg(s: &str) -> Result<Gain, GainError> {
-    parse_gain(s).map(Gain)
+    if s == "agc" {
+        return Ok(Gain::Agc);
+    }
+    parse_gain(s).map(|g| g.map_or(Gain::Auto, Gain::Db))
 }
 
 /// Parse a signed frequency offset: `-250k`, `30000`, `+0.1M`.
@@ -255,6 +280,12 @@ mod test {
     #[test]
     fn test_parse_gain() {
         assert_eq!(parse_gain("auto"), Ok(None));
+        assert_eq!(parse_gain_arg("auto"), Ok(Gain::Auto));
+        assert_eq!(parse_gain_arg("agc"), Ok(Gain::Agc));
+        assert_eq!(parse_gain_arg("33.8"), Ok(Gain::Db(338)));
+        assert_eq!(Gain::Db(338).tuner(), Some(338));
+        assert_eq!(Gain::Agc.tuner(), None);
+        assert!(parse_gain_arg("AGC").is_err());
         assert_eq!(parse_gain("49.6"), Ok(Some(496)));
         assert_eq!(parse_gain("0"), Ok(Some(0)));
         assert!(parse_gain("loud").is_err());

@@ -24,6 +24,7 @@
 //! The binary `airwaves` (`src/main.rs`) is its command line.
 
 pub mod adsb;
+pub mod autogain;
 pub mod cli;
 pub mod commands;
 pub mod decode;

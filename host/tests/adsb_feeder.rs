@@ -756,14 +756,7 @@ fn test_missing_dongle_and_bad_options_are_clear() {
     let port = busy.local_addr().unwrap().port().to_string();
     let out = Command::new(AIRWAVES)
         .args(["adsb", "--ifile", "/dev/null", "--net", "--quiet"])
-        .args([
-            "--net-ro-port",
-            "0",
-            "--net-sbs-port",
-            "0",
-            "--net-bi-port",
-            "0",
-        ])
+        .args(NO_PORTS_BUT_BO)
         .args(["--net-bo-port", &port])
         .output()
         .unwrap();
@@ -773,14 +766,7 @@ fn test_missing_dongle_and_bad_options_are_clear() {
     // The demo goes on without it, and says so.
     let out = Command::new(AIRWAVES)
         .args(["adsb", "--demo", "--http-port", "0", "--duration", "1"])
-        .args([
-            "--net-ro-port",
-            "0",
-            "--net-sbs-port",
-            "0",
-            "--net-bi-port",
-            "0",
-        ])
+        .args(NO_PORTS_BUT_BO)
         .args(["--net-bo-port", &port])
         .output()
         .unwrap();
@@ -788,4 +774,93 @@ fn test_missing_dongle_and_bad_options_are_clear() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("going on without it"), "{err}");
     let _ = BufReader::new(std::io::empty()).lines();
+}
+
+/// Every TCP port but Beast output off.
+const NO_PORTS_BUT_BO: [&str; 6] = [
+    "--net-ro-port",
+    "0",
+    "--net-sbs-port",
+    "0",
+    "--net-bi-port",
+    "0",
+];
+
+/// `--demo-speed max`: five minutes of signal, mixed sky, decoded faster
+/// than real time; `--duration` and stats.json's periods are signal time,
+/// and the adaptive gain (the default) lowers the gain while the strong
+/// aircraft passes and says why, with the gain in stats.json and
+/// receiver.json.
+#[test]
+fn test_demo_faster_than_real_time_with_adaptive_gain() {
+    let dir = TempDir::new("demo_speed");
+    let json = dir.0.join("json");
+    let t0 = Instant::now();
+    let out = Command::new(AIRWAVES)
+        .args([
+            "adsb",
+            "--demo",
+            "--demo-sky",
+            "mixed",
+            "--demo-speed",
+            "max",
+        ])
+        .args(["--duration", "300", "--http-port", "0", "--write-json"])
+        .arg(&json)
+        .args(NO_PORTS_BUT_BO)
+        .args(["--net-bo-port", "0"])
+        .output()
+        .unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(wall < 150.0, "300 s of signal took {wall} s");
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("stats.json")).unwrap()).unwrap();
+    let total = &stats["total"];
+    let span = total["end"].as_f64().unwrap() - total["start"].as_f64().unwrap();
+    assert!((span - 300.0).abs() < 1.5, "total spans {span} s");
+    let m1 = &stats["last1min"];
+    let m1_span = m1["end"].as_f64().unwrap() - m1["start"].as_f64().unwrap();
+    assert!((m1_span - 60.0).abs() < 1.5, "last1min spans {m1_span} s");
+    assert!(m1["messages"].as_u64().unwrap() > 1000, "{m1}");
+    let gain = stats["gain_db"].as_f64().unwrap();
+    let receiver: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("receiver.json")).unwrap()).unwrap();
+    assert_eq!(receiver["gain_db"].as_f64(), Some(gain));
+    // The overflight forced the gain down, each change with its reason.
+    let lowered: Vec<&str> = err.lines().filter(|l| l.contains("gain lowered")).collect();
+    assert!(!lowered.is_empty(), "{err}");
+    assert!(
+        lowered.iter().all(|l| l.contains("loud bursts lost")),
+        "{err}"
+    );
+}
+
+/// The adaptive gain on a dongle: the emulator's airport sky at 10× real
+/// time, the loop's gains written into the tuner between USB transfers,
+/// and the sky's front end applying what the driver wrote.
+#[test]
+fn test_adaptive_gain_on_the_emulated_dongle() {
+    let dir = TempDir::new("dongle_gain");
+    let json = dir.0.join("json");
+    let out = Command::new(AIRWAVES)
+        .args(["adsb", "--fake-device", "r820t,sky=airport,speed=10"])
+        .args(["--duration", "6", "--write-json"])
+        .arg(&json)
+        .args(NO_PORTS_BUT_BO)
+        .args(["--net-bo-port", "0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("gain lowered 49.6"), "{err}");
+    let stats: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("stats.json")).unwrap()).unwrap();
+    let gain = stats["gain_db"].as_f64().unwrap();
+    assert!(gain < 45.0, "{gain}");
+    assert!(
+        stats["total"]["messages"].as_u64().unwrap() > 1000,
+        "{stats}"
+    );
 }

@@ -205,6 +205,27 @@ fn nonsense_numbers_and_unbounded_sizes_are_refused_at_once() {
             "1 to 1023",
         ),
         (&["adsb", "--demo", "--write-json-every", "inf"], "seconds"),
+        // The demo sky's kind and speed, and the gain modes.
+        (
+            &["adsb", "--demo", "--demo-sky", "city"],
+            "airport, rural or mixed",
+        ),
+        (&["adsb", "--demo", "--demo-speed", "0"], "(0, 1000] or max"),
+        (
+            &["adsb", "--demo", "--demo-speed", "nan"],
+            "(0, 1000] or max",
+        ),
+        (&["adsb", "--demo", "--gain", "AGC"], "auto or agc"),
+        (
+            &[
+                "test-mode",
+                "--fake-device",
+                "r820t,sky=city",
+                "--seconds",
+                "1",
+            ],
+            "airport, rural or mixed",
+        ),
         // A squelch that silenced everything with rc 0.
         (
             &[

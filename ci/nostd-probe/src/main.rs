@@ -36,6 +36,7 @@ pub extern "C" fn _start() -> ! {
     modulate();
     demod();
     modeac();
+    level();
     rds();
     fm();
     am();
@@ -674,6 +675,26 @@ fn modeac() {
     d.process(&mut st, &bytes, &mut emit);
     d.finish(&mut st, &mut emit);
     keep((st.samples(), st.noise_dbfs(), d.ticks_per_sample()));
+}
+
+fn level() {
+    use modes::level::{LevelMeter, LevelState, LevelStats};
+    let meter = LevelMeter {
+        decimation: bb(8),
+        ..LevelMeter::RTL_SDR
+    };
+    let mut st = LevelState::new();
+    meter.block(&mut st, &bb([127u8; 512]));
+    let s = st.stats();
+    let mut sum = LevelStats::default();
+    sum.add(&s);
+    keep((
+        sum.noise_floor(bb(40)),
+        sum.above(bb(200)),
+        sum.samples(),
+        LevelMeter::magnitude(bb(0), bb(255)),
+    ));
+    st.clear();
 }
 
 fn demod() {

@@ -30,6 +30,9 @@ pub mod time;
 // The receive chain: demodulator, Mode A/C, known addresses, tracker.
 pub mod receiver;
 
+// Signal levels for gain control.
+pub mod level;
+
 // Output encoders (AVR text, Beast binary) and input stream decoders.
 pub mod encode;
 

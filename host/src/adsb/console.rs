@@ -27,6 +27,11 @@ pub struct Status {
     pub dropped_samples: u64,
     /// Network clients connected, all ports.
     pub clients: usize,
+    /// Tuner gain, dB (`None`: the tuner's AGC or unknown).
+    pub gain_db: Option<f64>,
+    /// How the gain is set: `"auto"`, `"agc"`, `"fixed"` (empty: not
+    /// shown).
+    pub gain_mode: &'static str,
 }
 
 /// `airwaves adsb: 812 frames/s, 37 aircraft (29 with position), 5123
@@ -43,6 +48,15 @@ pub fn status_line(s: &Status, out: &mut String) {
     }
     if s.noise_dbfs.is_finite() {
         let _ = write!(out, ", noise {:.1} dBFS", s.noise_dbfs);
+    }
+    match (s.gain_db, s.gain_mode) {
+        (_, "") => {}
+        (Some(g), mode) => {
+            let _ = write!(out, ", gain {g:.1} dB ({mode})");
+        }
+        (None, mode) => {
+            let _ = write!(out, ", gain {mode}");
+        }
     }
     let _ = write!(
         out,
@@ -161,6 +175,8 @@ mod test {
                 noise_dbfs: f32::NAN,
                 dropped_samples: 0,
                 clients: 3,
+                gain_db: None,
+                gain_mode: "",
             },
             &mut s,
         );
@@ -169,6 +185,19 @@ mod test {
             "airwaves adsb: 812 frames/s, 37 aircraft (29 with position), 5123 positions, \
              signal -18.2 dBFS, 0 samples dropped, 3 clients"
         );
+        for (db, mode, shown) in [
+            (Some(33.8), "auto", ", gain 33.8 dB (auto), "),
+            (None, "agc", ", gain agc, "),
+        ] {
+            s.clear();
+            let st = Status {
+                gain_db: db,
+                gain_mode: mode,
+                ..Status::default()
+            };
+            status_line(&st, &mut s);
+            assert!(s.contains(shown), "{s}");
+        }
         let mut p = String::new();
         progress_bar(13.5, 27.0, 0.5, &mut p);
         assert_eq!(

@@ -34,6 +34,7 @@ use airwaves_core::modes::encode::{
     AVR_MAX_LEN, BEAST_MAX_LEN, Message, MessageKind, Timestamp, encode_avr, encode_beast,
     signal_byte,
 };
+use airwaves_core::modes::level::{LevelMeter, LevelState, LevelStats};
 use airwaves_core::modes::modeac::{ModeAcDetector, ModeAcReply};
 use airwaves_core::modes::receiver::{self, Decoded, ModeAc, Receiver, Sink};
 use airwaves_core::modes::tracker::{PositionUpdate, RejectReason, Tracker, UpdateOutcome};
@@ -100,6 +101,8 @@ pub struct Batches {
 pub struct Pipeline {
     rx: Box<Receiver<TRACKER_CAPACITY, Option<ModeAc>>>,
     out: Outputs,
+    /// Signal levels for the gain loop (measured once turned on).
+    levels: Option<LevelState>,
 }
 
 /// Where a frame came from.
@@ -136,6 +139,7 @@ impl Pipeline {
         let rx = Receiver::with_modeac(demod, modeac, tracker_config, clock)
             .map_err(ConfigError::Receiver)?;
         Ok(Pipeline {
+            levels: None,
             rx: Box::new(rx),
             out: Outputs {
                 config,
@@ -166,10 +170,28 @@ impl Pipeline {
         let iq = &iq[..iq.len() & !1];
         self.out.counters.samples_processed += (iq.len() / 2) as u64;
         self.rx.process(iq, now_unix_ms, &mut self.out);
+        if let Some(levels) = &mut self.levels {
+            LevelMeter::RTL_SDR.block(levels, iq);
+        }
         if let Some(n) = self.rx.demod_state().noise_dbfs() {
             self.out.counters.add_noise(f64::from(n));
         }
         self.after_batch();
+    }
+
+    /// Measure signal levels (core [`LevelMeter::RTL_SDR`], one sample in
+    /// 8) from the next buffer on, for [`take_levels`](Self::take_levels).
+    pub fn measure_levels(&mut self) {
+        self.levels.get_or_insert_with(LevelState::new);
+    }
+
+    /// The levels measured since the last call (`None` unless
+    /// [`measure_levels`](Self::measure_levels) was called).
+    pub fn take_levels(&mut self) -> Option<LevelStats> {
+        let levels = self.levels.as_mut()?;
+        let stats = levels.stats();
+        levels.clear();
+        Some(stats)
     }
 
     /// Flush the frames still held by the demodulator (end of a file).

@@ -6,8 +6,10 @@ use super::cpu;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
-use crate::cli::{LocationArgs, TuningArgs, parse_hz, parse_seconds};
-use crate::demo::{DemoConfig, DemoSky, PacedSky};
+use crate::autogain::control::{LoopConfig, LoopState, Measurement};
+use crate::cli::{Gain, LocationArgs, TuningArgs, parse_hz, parse_seconds};
+use crate::demo::frontend::{FrontEnd, MAX_GAIN_TENTHS};
+use crate::demo::{DemoConfig, DemoSky, PacedSky, SkyKind};
 use crate::error::{AdsbError, CommandError};
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use crate::feed::metrics::write_metrics;
@@ -65,6 +67,21 @@ pub struct AdsbArgs {
     /// Random seed of the simulated sky.
     #[arg(long, default_value_t = 1, requires = "demo")]
     pub demo_seed: u64,
+    /// Kind of simulated sky: airport (strong replies within 10 NM and far
+    /// traffic), rural (weak far traffic only) or mixed (rural, and a
+    /// strong aircraft that passes overhead 200 s in).
+    #[arg(
+        long,
+        default_value = "airport",
+        requires = "demo",
+        value_name = "airport|rural|mixed"
+    )]
+    pub demo_sky: SkyKind,
+    /// Speed of the simulated sky: N times real time, or max (as fast as
+    /// it decodes, nothing dropped). Time in the feeder (--duration,
+    /// stats.json) is signal time.
+    #[arg(long, default_value = "1", requires = "demo", value_parser = parse_speed, value_name = "N|max")]
+    pub demo_speed: f64,
     /// Sample rate, Hz: 2.4M (default) or 2.0M.
     #[arg(long, default_value = "2.4M", value_parser = parse_hz)]
     pub rate: u64,
@@ -139,6 +156,19 @@ pub struct AdsbArgs {
     pub duration: Option<f64>,
 }
 
+/// Parse `--demo-speed`: a factor in (0, 1000], or `max` (infinite).
+pub fn parse_speed(s: &str) -> Result<f64, String> {
+    if s == "max" {
+        return Ok(f64::INFINITY);
+    }
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= 1000.0 => Ok(v),
+        _ => Err(format!(
+            "demo speed {s:?}: use a factor in (0, 1000] or max"
+        )),
+    }
+}
+
 /// The open network side: hubs, listeners, connectors, Beast input.
 struct Network {
     /// The output hubs (present with `--net`).
@@ -211,6 +241,9 @@ struct Settings {
     lossless: bool,
     /// Wall-clock time at start, unix ms.
     start_unix_ms: u64,
+    /// The feeder's time is signal time (the demo sky): the tracker's
+    /// clock, `--duration` and the once-a-second work follow the samples.
+    signal_clock: bool,
 }
 
 impl Settings {
@@ -232,6 +265,7 @@ impl Settings {
             http_port,
             lossless: args.source.ifile.is_some() && !args.source.throttle,
             start_unix_ms: unix_ms(),
+            signal_clock: args.demo,
         })
     }
 }
@@ -249,7 +283,7 @@ struct Outputs {
 /// before reading.
 fn open_outputs(args: &AdsbArgs, settings: &Settings) -> Result<Outputs, AdsbError> {
     let net = open_network(args, settings.net_on)?;
-    let clock = if settings.lossless {
+    let clock = if settings.lossless || settings.signal_clock {
         Clock::Samples {
             start_unix_ms: settings.start_unix_ms,
         }
@@ -327,6 +361,8 @@ struct InputThread {
     shared: Arc<Shared>,
     /// `None` with `--net-only`, and once joined.
     thread: Option<JoinHandle<End>>,
+    /// The source can change its tuner gain while it runs.
+    gain_settable: bool,
 }
 
 /// Step two: open the source (none with `--net-only`) and start its
@@ -334,6 +370,7 @@ struct InputThread {
 fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread, AdsbError> {
     let shared = Arc::new(Shared::default());
     let (producer, consumer) = ring::ring(RING_BUFFERS, CHUNK).map_err(AdsbError::Ring)?;
+    let mut gain_settable = false;
     let thread = if args.net_only {
         drop(producer);
         None
@@ -345,6 +382,7 @@ fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread
             settings.start_unix_ms,
             settings.lossless,
         )?;
+        gain_settable = input.source.can_set_gain();
         Some(
             feed_source::spawn(input, producer, shared.clone(), args.quiet)
                 .map_err(AdsbError::SourceThread)?,
@@ -354,6 +392,7 @@ fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread
         consumer,
         shared,
         thread,
+        gain_settable,
     })
 }
 
@@ -372,6 +411,57 @@ struct Feeder<'a> {
     exit_error: Option<AdsbError>,
     last_json_write: Option<Instant>,
     json_error_shown: bool,
+    /// With the signal clock (`--demo`): signal time at sample 0, unix ms,
+    /// and the sample rate.
+    signal_clock: Option<(u64, f64)>,
+    /// Signal time of the last once-a-second turn, ms.
+    last_tick_ms: u64,
+    /// The adaptive gain loop (`--gain auto` on a source that can take it).
+    gain: Option<GainControl>,
+}
+
+/// `--gain auto`: the loop, and the counters it last read.
+struct GainControl {
+    config: LoopConfig,
+    state: LoopState,
+    strong_at: u64,
+    frames_at: u64,
+    rate: f64,
+}
+
+impl GainControl {
+    /// Account for one buffer of `samples` just decoded by `pipeline`; a
+    /// change is logged with its reason, asked of the source thread and
+    /// counted.
+    fn after_buffer(
+        &mut self,
+        pipeline: &mut Pipeline,
+        samples: usize,
+        shared: &Shared,
+        quiet: bool,
+    ) {
+        let Some(level) = pipeline.take_levels() else {
+            return;
+        };
+        let c = pipeline.counters_mut();
+        let strong = c.strong_signals;
+        let frames = c.local.accepted_total();
+        let m = Measurement {
+            seconds: samples as f64 / self.rate,
+            level,
+            strong_frames: strong.saturating_sub(self.strong_at),
+            frames: frames.saturating_sub(self.frames_at),
+        };
+        (self.strong_at, self.frames_at) = (strong, frames);
+        if let Some(change) = self.config.update(&mut self.state, &m) {
+            if !quiet {
+                eprintln!("airwaves adsb: {change}");
+            }
+            shared.gain_request.store(change.to, Ordering::Relaxed);
+            c.gain_tenths = Some(change.to);
+            c.gain_changes += 1;
+        }
+    }
 }
 
 impl<'a> Feeder<'a> {
@@ -382,20 +472,35 @@ impl<'a> Feeder<'a> {
         mut outputs: Outputs,
         input: InputThread,
     ) -> Feeder<'a> {
+        let adaptive = args.tuning.gain == Gain::Auto && input.gain_settable;
+        let (gain_tenths, gain_mode) = match args.tuning.gain {
+            Gain::Db(t) => (Some(crate::rtl::r82xx::nearest_gain(t)), "fixed"),
+            Gain::Auto if adaptive => (Some(MAX_GAIN_TENTHS), "auto"),
+            // A file or network input only: no tuner to speak of.
+            _ if args.source.ifile.is_some() || args.net_only => (None, ""),
+            Gain::Auto | Gain::Agc => (None, "agc"),
+        };
+
         let receiver_info = ReceiverInfo {
             version: VERSION,
             refresh_ms: 1000,
             history: 0,
             position: settings.receiver,
             tiles: args.tiles.clone(),
+            gain_db: gain_tenths.map(|t| f64::from(t) / 10.0),
         };
         let mut receiver_json = String::new();
         write_receiver_json(&receiver_info, &mut receiver_json);
         let pipeline = &mut outputs.pipeline;
+        pipeline.counters_mut().gain_tenths = gain_tenths;
+        if adaptive {
+            pipeline.measure_levels();
+        }
         pipeline.advance_wall_clock(settings.start_unix_ms);
         let mut ticker = Ticker {
             history: StatsHistory::new(settings.start_unix_ms, *pipeline.counters()),
             receiver_json: Arc::from(receiver_json.into_bytes()),
+            receiver_info,
             receiver: settings.receiver,
             shared: input.shared.clone(),
         };
@@ -421,6 +526,7 @@ impl<'a> Feeder<'a> {
             last: Instant::now(),
             frames_at_last: 0,
             text: String::new(),
+            gain_mode,
         };
         // I/Q waits briefly when Beast input must also be served.
         let iq_wait = Duration::from_millis(if outputs.net.beast_rx.is_some() {
@@ -441,6 +547,28 @@ impl<'a> Feeder<'a> {
             exit_error: None,
             last_json_write: None,
             json_error_shown: false,
+            signal_clock: settings
+                .signal_clock
+                .then_some((settings.start_unix_ms, f64::from(settings.rate))),
+            last_tick_ms: settings.start_unix_ms,
+            gain: adaptive.then(|| GainControl {
+                config: LoopConfig::default(),
+                state: LoopState::new(MAX_GAIN_TENTHS),
+                strong_at: 0,
+                frames_at: 0,
+                rate: f64::from(settings.rate),
+            }),
+        }
+    }
+
+    /// Seconds of signal decoded (signal clock) or of wall time since the
+    /// start.
+    fn elapsed_s(&self) -> f64 {
+        match self.signal_clock {
+            Some((start, _)) => {
+                self.outputs.pipeline.now_ms().saturating_sub(start) as f64 / 1000.0
+            }
+            None => self.started.elapsed().as_secs_f64(),
         }
     }
 
@@ -463,14 +591,20 @@ impl<'a> Feeder<'a> {
             // A signal ends the run as --duration does: JSON written, the
             // summary printed.
             let out_of_time = crate::stop::requested()
-                || self
-                    .args
-                    .duration
-                    .is_some_and(|d| self.started.elapsed().as_secs_f64() >= d);
-            if last_tick.elapsed() < Duration::from_secs(1) && !finished && !out_of_time {
+                || self.args.duration.is_some_and(|d| self.elapsed_s() >= d);
+            // Once a second of wall time, and with the signal clock once
+            // a second of signal.
+            let signal_due = self.signal_clock.is_some()
+                && self.outputs.pipeline.now_ms() >= self.last_tick_ms + 1000;
+            if last_tick.elapsed() < Duration::from_secs(1)
+                && !signal_due
+                && !finished
+                && !out_of_time
+            {
                 continue;
             }
             last_tick = Instant::now();
+            self.last_tick_ms = self.outputs.pipeline.now_ms();
             self.tick(finished, out_of_time);
             if finished || out_of_time {
                 break;
@@ -485,7 +619,19 @@ impl<'a> Feeder<'a> {
         match self.input.consumer.pop_timeout(self.iq_wait) {
             Ok(buf) => {
                 pipeline.set_outputs(self.outputs.net.outputs());
-                pipeline.process_iq(&buf, unix_ms());
+                let now = match self.signal_clock {
+                    // Signal time at the end of this buffer.
+                    Some((start, rate)) => {
+                        let samples =
+                            pipeline.counters().samples_processed + (buf.len() / 2) as u64;
+                        start + (samples as f64 * 1000.0 / rate) as u64
+                    }
+                    None => unix_ms(),
+                };
+                pipeline.process_iq(&buf, now);
+                if let Some(g) = &mut self.gain {
+                    g.after_buffer(pipeline, buf.len() / 2, &self.input.shared, self.args.quiet);
+                }
             }
             Err(ring::PopError::Timeout) => {}
             Err(_) => {
@@ -591,6 +737,8 @@ impl<'a> Feeder<'a> {
 struct Ticker {
     history: StatsHistory,
     receiver_json: Arc<[u8]>,
+    /// What `receiver_json` was rendered from (again when the gain moves).
+    receiver_info: ReceiverInfo,
     receiver: Option<Position>,
     shared: Arc<Shared>,
 }
@@ -616,6 +764,13 @@ impl Ticker {
             [slow + s.dropped_slow, stalled + s.dropped_stalled]
         });
         let counters = *pipeline.counters();
+        let gain_db = counters.gain_tenths.map(|t| f64::from(t) / 10.0);
+        if gain_db != self.receiver_info.gain_db {
+            self.receiver_info.gain_db = gain_db;
+            let mut r = String::new();
+            write_receiver_json(&self.receiver_info, &mut r);
+            self.receiver_json = Arc::from(r.into_bytes());
+        }
         self.history.record(now, &counters);
         pipeline.counters_mut().clear_recent();
         let mut a = String::with_capacity(64 * 1024);
@@ -651,6 +806,8 @@ struct Console {
     last: Instant,
     frames_at_last: u64,
     text: String,
+    /// How the gain is set (`auto`, `agc`, `fixed`).
+    gain_mode: &'static str,
 }
 
 impl Console {
@@ -704,6 +861,8 @@ impl Console {
             noise_dbfs: c.mean_noise_dbfs().map_or(f32::NAN, |v| v as f32),
             dropped_samples: c.samples_dropped,
             clients: net.clients().iter().map(|c| c.1).sum(),
+            gain_db: c.gain_tenths.map(|t| f64::from(t) / 10.0),
+            gain_mode: self.gain_mode,
         };
         self.frames_at_last = frames;
         self.last = Instant::now();
@@ -858,23 +1017,43 @@ fn open_input(
             sample_rate: f64::from(rate),
             aircraft: args.demo_aircraft,
             seed: args.demo_seed,
+            sky: args.demo_sky,
+            front_end: Some(FrontEnd::default()),
+            gain: match args.tuning.gain {
+                // The loop starts at the top.
+                Gain::Auto => crate::rtl::r82xx::Gain::Manual(MAX_GAIN_TENTHS),
+                Gain::Agc => crate::rtl::r82xx::Gain::Auto,
+                Gain::Db(t) => crate::rtl::r82xx::Gain::Manual(crate::rtl::r82xx::nearest_gain(t)),
+            },
             ..DemoConfig::default()
         };
         let sky = DemoSky::new(&config, start_unix_ms).map_err(AdsbError::Demo)?;
         if !args.quiet {
             eprintln!(
-                "airwaves adsb: simulated sky, {} aircraft around {:.4}, {:.4}",
-                args.demo_aircraft, config.receiver.lat, config.receiver.lon
+                "airwaves adsb: simulated {} sky, {} aircraft around {:.4}, {:.4}, {} real time",
+                args.demo_sky.name(),
+                args.demo_aircraft,
+                config.receiver.lat,
+                config.receiver.lon,
+                if args.demo_speed.is_finite() {
+                    format!("{}×", args.demo_speed)
+                } else {
+                    "as fast as it decodes, not".to_string()
+                },
             );
         }
         return Ok(Input {
-            source: Box::new(PacedSky::new(sky, f64::from(rate))),
+            source: Box::new(PacedSky::new(sky, f64::from(rate) * args.demo_speed)),
             description: "the simulated sky".to_string(),
             reopen: None,
-            lossless: false,
+            lossless: args.demo_speed.is_infinite(),
         });
     }
-    let tuning = Tuning::new(&args.tuning, Some(args.freq), rate);
+    let mut tuning = Tuning::new(&args.tuning, Some(args.freq), rate);
+    if args.tuning.gain == Gain::Auto && args.source.ifile.is_none() {
+        // The loop starts at the top, in manual mode.
+        tuning.gain = Some(MAX_GAIN_TENTHS);
+    }
     let source = Source::open(&args.source, &tuning).map_err(|source| {
         // The hint only where a missing or unreachable stick is the problem.
         let usb = matches!(&source, SourceError::Rtl(e) if e.usb_kind().is_some());

@@ -19,7 +19,7 @@ use crate::source::{
     CHUNK, Progress, SampleSource, Source, SourceArgs, SourceError, Tuning, read_into_ring,
 };
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,7 @@ pub struct Input {
 }
 
 /// Counters the source thread shares while it runs.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Shared {
     /// CPU time of the source thread, ms.
     pub cpu_ms: AtomicU64,
@@ -51,6 +51,35 @@ pub struct Shared {
     pub device_lost_bytes: AtomicU64,
     /// Set to ask the thread to stop.
     pub stop: AtomicBool,
+    /// A tuner gain to apply (tenths of a dB; [`NO_GAIN`]: none), taken by
+    /// the thread between reads, or by a dongle between transfers.
+    pub gain_request: Arc<AtomicI32>,
+    /// The gain last applied ([`NO_GAIN`]: none yet), re-applied after a
+    /// reconnection.
+    pub gain_applied: AtomicI32,
+}
+
+/// No gain in [`Shared::gain_request`] / [`Shared::gain_applied`].
+pub const NO_GAIN: i32 = crate::rtl::stream::NO_GAIN_REQUEST;
+
+impl Shared {
+    /// Nothing counted, no gain asked for.
+    pub fn new() -> Self {
+        Self {
+            cpu_ms: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            device_lost_bytes: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            gain_request: Arc::new(AtomicI32::new(NO_GAIN)),
+            gain_applied: AtomicI32::new(NO_GAIN),
+        }
+    }
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// How the source ended.
@@ -93,7 +122,9 @@ fn run(input: Input, mut producer: Producer, shared: &Shared, quiet: bool) -> En
             last_cpu = Instant::now();
         }
     };
-    // A dongle streams on this thread straight into the ring: one copy.
+    // A dongle streams on this thread straight into the ring: one copy;
+    // it applies gain requests between its transfers.
+    source.take_gain_requests(shared.gain_request.clone());
     let filled = {
         let mut progress = |p: Progress| {
             shared.bytes.fetch_add(p.bytes as u64, Ordering::Relaxed);
@@ -126,6 +157,15 @@ fn run(input: Input, mut producer: Producer, shared: &Shared, quiet: bool) -> En
         if shared.stop.load(Ordering::Relaxed) || !producer.consumer_alive() {
             account(shared, true);
             return End::Finished;
+        }
+        let g = shared.gain_request.swap(NO_GAIN, Ordering::Relaxed);
+        if g != NO_GAIN {
+            match source.set_gain(g) {
+                Ok(true) => shared.gain_applied.store(g, Ordering::Relaxed),
+                Ok(false) => {}
+                Err(e) if !quiet => eprintln!("airwaves adsb: setting gain: {e}"),
+                Err(_) => {}
+            }
         }
         let scratch = (!lossless).then_some(&mut scratch[..]);
         let read = match read_into_ring(&mut *source, &mut producer, scratch) {
@@ -166,6 +206,11 @@ fn run(input: Input, mut producer: Producer, shared: &Shared, quiet: bool) -> En
                             }
                             description = s.description().to_string();
                             source = Box::new(s);
+                            // The loop's gain, not the one opened with.
+                            let g = shared.gain_applied.load(Ordering::Relaxed);
+                            if g != NO_GAIN {
+                                let _ = source.set_gain(g);
+                            }
                             break;
                         }
                         Err(e) if !quiet => eprintln!("airwaves adsb: reconnect: {e}"),

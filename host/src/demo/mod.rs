@@ -27,12 +27,20 @@
 //! aircraft has its own carrier offset (±100 kHz); each reply a random
 //! carrier phase. Replies overlap wherever their times do.
 //!
+//! With [`DemoConfig::front_end`] set, levels are physical instead
+//! ([`frontend`]): each aircraft transmits 51–57 dBm (125–500 W), replies
+//! lose free-space path loss and the system loss, and the tuner gain
+//! ([`DemoSky::set_gain`], or the tuner's AGC) sets where they and the
+//! receiver's noise land on the 8-bit ADC; very strong replies compress
+//! the LNA and clip.
+//!
 //! # Determinism
 //!
 //! Everything is a function of [`DemoConfig`] (seed included) and the
 //! number of samples read: the output does not depend on how `fill` calls
 //! split the stream (tested).
 
+pub mod frontend;
 mod paced;
 pub mod render;
 pub mod sky;
@@ -46,8 +54,11 @@ use airwaves_core::modes::adsb::{Callsign, Category};
 use airwaves_core::modes::cpr::Position;
 use airwaves_core::modes::modulate::Modulator;
 
+use crate::rtl::r82xx::Gain;
 use airwaves_core::rng::Rng;
+use frontend::{FrontEnd, TunerAgc};
 use render::Renderer;
+pub use sky::SkyKind;
 use sky::{FlightKind, Sky, bearing_distance};
 use transponder::{Transmission, Transponders};
 
@@ -79,6 +90,14 @@ pub struct DemoConfig {
     /// Let a rare en-route flight squawk 7700 (1 in 150 new flights;
     /// default true).
     pub emergencies: bool,
+    /// What kind of sky (default [`SkyKind::Airport`]).
+    pub sky: SkyKind,
+    /// Physical levels through this front end (then `noise_rms` and
+    /// `level_at_100nm` are not used); `None` (default): the fixed levels
+    /// above.
+    pub front_end: Option<FrontEnd>,
+    /// The tuner gain at the start, with a front end (default 49.6 dB).
+    pub gain: Gain,
 }
 
 impl Default for DemoConfig {
@@ -93,8 +112,47 @@ impl Default for DemoConfig {
             dc_offset: (0.6, -0.4),
             runway_heading_deg: 60.0,
             emergencies: true,
+            sky: SkyKind::Airport,
+            front_end: None,
+            gain: Gain::Manual(frontend::MAX_GAIN_TENTHS),
         }
     }
+}
+
+/// The emulated dongle's antenna (`--fake-device r820t,sky=NAME`): the
+/// demo sky of kind NAME through the physical front end, at the gain the
+/// driver programmed into the emulated tuner.
+impl crate::rtl::fake::Antenna for DemoSky {
+    fn fill(&mut self, gain: Gain, buf: &mut [u8]) {
+        self.set_gain(gain);
+        DemoSky::fill(self, buf);
+    }
+
+    fn gain_tenths(&self) -> Option<i32> {
+        DemoSky::gain_tenths(self)
+    }
+}
+
+/// The [`AntennaMaker`](crate::rtl::fake::AntennaMaker) of the demo sky
+/// `name` (`airport`, `rural`, `mixed`) with the default front end.
+///
+/// # Errors
+/// An unknown sky name (the message says which are known).
+pub fn antenna_maker(name: &str) -> Result<crate::rtl::fake::AntennaMaker, String> {
+    let kind: SkyKind = name.parse()?;
+    Ok(crate::rtl::fake::AntennaMaker(std::sync::Arc::new(
+        move |rate| {
+            let cfg = DemoConfig {
+                sky: kind,
+                sample_rate: rate,
+                front_end: Some(FrontEnd::default()),
+                ..DemoConfig::default()
+            };
+            DemoSky::new(&cfg, 0)
+                .ok()
+                .map(|s| Box::new(s) as Box<dyn crate::rtl::fake::Antenna>)
+        },
+    )))
 }
 
 /// A [`DemoConfig`] value out of range.
@@ -114,6 +172,8 @@ pub enum DemoError {
     DcOffset(f64, f64),
     /// Runway heading not finite.
     RunwayHeading(f64),
+    /// A front-end value not finite, or a noise bandwidth not in (0, 1].
+    FrontEnd,
 }
 
 impl fmt::Display for DemoError {
@@ -130,6 +190,10 @@ impl fmt::Display for DemoError {
             Self::Level(l) => write!(f, "demo level {l} at 100 NM: need (0, 1]"),
             Self::DcOffset(i, q) => write!(f, "demo DC offset ({i}, {q}): need within ±20 codes"),
             Self::RunwayHeading(h) => write!(f, "demo runway heading {h}: not finite"),
+            Self::FrontEnd => write!(
+                f,
+                "demo front end: every value must be finite, the noise bandwidth in (0, 1]"
+            ),
         }
     }
 }
@@ -175,6 +239,8 @@ pub struct DemoStats {
     pub rendered: u64,
     /// I or Q values clipped by the quantiser.
     pub clipped: u64,
+    /// Tuner gain changes applied (by [`DemoSky::set_gain`] or the AGC).
+    pub gain_changes: u64,
 }
 
 /// The simulated sky as a `cu8` sample source.
@@ -190,12 +256,22 @@ pub struct DemoSky {
     samples: u64,
     start_ms: u64,
     rendered: u64,
+    receiver: Position,
+    front_end: Option<FrontEnd>,
+    /// The gain asked for.
+    gain: Gain,
+    /// The gain the model applies now, tenths of a dB.
+    applied: Option<i32>,
+    agc: TunerAgc,
+    gain_changes: u64,
 }
 
 /// Height of the receiving antenna for the radio horizon, ft.
 const ANTENNA_FT: f64 = 50.0;
-/// Largest pulse amplitude, full scale.
+/// Largest pulse amplitude, full scale (without a front end).
 const MAX_AMPLITUDE: f64 = 0.95;
+/// A transponder's nominal power, dBm (250 W).
+const TX_DBM: f64 = 54.0;
 
 impl DemoSky {
     /// A sky for `cfg` whose sample 0 is at `start_unix_ms` (ms since the
@@ -228,6 +304,21 @@ impl DemoSky {
         if !cfg.runway_heading_deg.is_finite() {
             return Err(DemoError::RunwayHeading(cfg.runway_heading_deg));
         }
+        if let Some(fe) = &cfg.front_end {
+            let values = [
+                fe.system_loss_db,
+                fe.nf_lna_db,
+                fe.nf_back_db,
+                fe.full_scale_at_0db_dbm,
+                fe.lna_saturation_dbm,
+            ];
+            if !(values.iter().all(|v| v.is_finite())
+                && fe.noise_bandwidth > 0.0
+                && fe.noise_bandwidth <= 1.0)
+            {
+                return Err(DemoError::FrontEnd);
+            }
+        }
         let modulator = Modulator::new(rate).ok_or(DemoError::SampleRate(rate))?;
         let sky = Sky::new(cfg, cfg.seed);
         let transponders = Transponders::new(&sky, cfg.seed ^ 0x7472_616E_7370_6F6E);
@@ -246,7 +337,50 @@ impl DemoSky {
             samples: 0,
             start_ms: start_unix_ms,
             rendered: 0,
+            receiver: cfg.receiver,
+            front_end: cfg.front_end,
+            gain: cfg.gain,
+            applied: None,
+            agc: TunerAgc::new(),
+            gain_changes: 0,
         })
+    }
+
+    /// Set the tuner gain (a listed gain nearest a manual value, or the
+    /// tuner's AGC); it applies from the next [`fill`](Self::fill). Without
+    /// a front end it changes nothing.
+    pub fn set_gain(&mut self, gain: Gain) {
+        self.gain = match gain {
+            Gain::Manual(t) => Gain::Manual(crate::rtl::r82xx::nearest_gain(t)),
+            Gain::Auto => Gain::Auto,
+        };
+    }
+
+    /// The tuner gain the model applies now, tenths of a dB (`None`
+    /// without a front end).
+    pub fn gain_tenths(&self) -> Option<i32> {
+        self.front_end.map(|_| match self.gain {
+            Gain::Manual(t) => t,
+            Gain::Auto => self.agc.gain_tenths(),
+        })
+    }
+
+    /// Bring the renderer to the gain asked for (noise level, LNA
+    /// saturation).
+    fn apply_gain(&mut self) {
+        let (Some(fe), Some(g)) = (self.front_end, self.gain_tenths()) else {
+            return;
+        };
+        if self.applied == Some(g) {
+            return;
+        }
+        if self.applied.is_some() {
+            self.gain_changes += 1;
+        }
+        self.applied = Some(g);
+        self.renderer
+            .set_noise_rms(fe.noise_rms_codes(self.rate, g));
+        self.renderer.set_saturation(fe.saturation_amplitude(g));
     }
 
     /// Write the next `out.len() / 2` I/Q samples (RTL-SDR `cu8`: I, Q
@@ -255,6 +389,7 @@ impl DemoSky {
     /// do not depend on how the stream is split into calls.
     pub fn fill(&mut self, out: &mut [u8]) {
         let n = (out.len() / 2) as u64;
+        self.apply_gain();
         let s0 = self.samples;
         let s1 = s0 + n;
         while let Some(t_ns) = self.transponders.next_ns() {
@@ -269,6 +404,10 @@ impl DemoSky {
         }
         self.renderer.fill(s0, out);
         self.samples = s1;
+        let peak = self.renderer.take_peak();
+        if self.front_end.is_some() && self.gain == Gain::Auto {
+            self.agc.update(peak, n as f64 / self.rate);
+        }
         // Motion up to now (never past the next event, so the steps taken
         // do not depend on where calls end).
         let now = s1 as f64 / self.rate;
@@ -284,14 +423,21 @@ impl DemoSky {
         };
         let fade = self.link.range(-1.5, 1.5);
         let phase = self.link.range(0.0, std::f64::consts::TAU) as f32;
-        let (_, ground_nm) = bearing_distance(self.sky.receiver(), pos);
+        let (_, ground_nm) = bearing_distance(self.receiver, pos);
         let horizon = 1.23 * (alt.max(0.0).sqrt() + ANTENNA_FT.sqrt());
         if ground_nm > horizon {
             return;
         }
         let slant = ground_nm.hypot(alt.max(0.0) / 6076.1).max(0.05);
-        let amplitude = (self.level * (100.0 / slant) * 10f64.powf((f.power_db + fade) / 20.0))
-            .min(MAX_AMPLITUDE);
+        let amplitude = match (self.front_end, self.applied) {
+            (Some(fe), Some(g)) => {
+                // 51–57 dBm: the ±2 dB offset spread over ±3 dB.
+                let tx = TX_DBM + 1.5 * f.power_db;
+                fe.amplitude(fe.received_dbm(tx, slant * 1.852) + fade, g)
+            }
+            _ => (self.level * (100.0 / slant) * 10f64.powf((f.power_db + fade) / 20.0))
+                .min(MAX_AMPLITUDE),
+        };
         let carrier = f.carrier_hz;
         self.renderer
             .push(start, &tx.bytes[..tx.len], amplitude as f32, carrier, phase);
@@ -320,13 +466,14 @@ impl DemoSky {
             sent_by_df: self.transponders.stats().by_df,
             rendered: self.rendered,
             clipped: self.renderer.clipped(),
+            gain_changes: self.gain_changes,
         }
     }
 
     /// Every aircraft as it is at [`now_ms`](Self::now_ms).
     pub fn aircraft(&self) -> impl Iterator<Item = TruthAircraft> + '_ {
         let now = self.samples as f64 / self.rate;
-        let rx = self.sky.receiver();
+        let rx = self.receiver;
         (0..self.sky.flights().len()).filter_map(move |i| {
             let (f, position, altitude_ft) = self.sky.state_at(i, now)?;
             Some(TruthAircraft {
@@ -408,6 +555,44 @@ mod test {
         sky.fill(&mut odd);
         assert_eq!((odd[6], sky.samples()), (0xAA, 3));
         assert_eq!(&odd[..6], &whole[..6]);
+    }
+
+    /// The gain set through the driver on the emulated dongle is the gain
+    /// the sky's front end applies: the noise floor follows it, and the
+    /// tuner AGC mode (gain mode auto) is the AGC model.
+    #[test]
+    fn test_emulator_gain_through_the_driver() {
+        use crate::rtl::device::{Device, Selector};
+        use crate::rtl::fake::FakeConfig;
+        use airwaves_core::modes::level::{LevelMeter, LevelState};
+        let mut cfg = FakeConfig::parse("r820t,fast,sky=rural").unwrap();
+        if let Some((name, maker)) = &mut cfg.sky {
+            *maker = Some(antenna_maker(name).unwrap());
+        }
+        let mut dev = Device::open(&Selector::Fake(cfg), None).unwrap();
+        dev.set_sample_rate(2_400_000).unwrap();
+        dev.set_center_freq(1_090_000_000).unwrap();
+        let floor = |dev: &mut Device| {
+            dev.reset_buffer().unwrap();
+            let mut buf = vec![0u8; 1 << 18];
+            let n = dev.read_sync(&mut buf).unwrap();
+            let mut st = LevelState::new();
+            LevelMeter::RTL_SDR.block(&mut st, &buf[..n]);
+            st.stats().noise_floor(50)
+        };
+        dev.set_gain(496).unwrap();
+        let high = floor(&mut dev);
+        dev.set_gain(297).unwrap();
+        let mid = floor(&mut dev);
+        dev.set_gain(0).unwrap();
+        let low = floor(&mut dev);
+        // σ ≈ 6 codes (median ≈ 14 on the 0–255 scale), 0.74 codes, and
+        // nothing but quantisation.
+        assert!((11..=17).contains(&high), "{high}");
+        assert!((1..=3).contains(&mid), "{mid}");
+        assert!(low <= 1, "{low}");
+        assert!(FakeConfig::parse("r820t,sky=").is_err());
+        assert!(antenna_maker("city").unwrap_err().contains("airport"));
     }
 
     /// The lead's pipeline runs it on a source thread.

@@ -9,12 +9,15 @@ use std::time::{Duration, Instant};
 /// frames reach the map promptly.
 pub const BLOCK: usize = 131_072;
 
-/// A [`DemoSky`] paced at real time: each read renders at most [`BLOCK`](crate::demo::PACED_BLOCK)
-/// bytes, once the samples before them are due. It never ends.
+/// A [`DemoSky`] paced at real time (or `speed` times it): each read
+/// renders at most [`BLOCK`](crate::demo::PACED_BLOCK) bytes, once the
+/// samples before them are due. It never ends. Its tuner gain is set with
+/// [`SampleSource::set_gain`], as a dongle's would be.
 #[derive(Debug)]
 pub struct PacedSky {
     sky: Box<DemoSky>,
-    /// Samples per second.
+    /// Samples per second of wall time (the rate × the speed; infinite:
+    /// as fast as it renders).
     rate: f64,
     /// When the first read happened (sample 0's wall time).
     start: Option<Instant>,
@@ -23,7 +26,8 @@ pub struct PacedSky {
 }
 
 impl PacedSky {
-    /// Pace `sky` at `rate` samples per second.
+    /// Pace `sky` at `rate` samples per second (`f64::INFINITY`: no
+    /// pacing).
     pub fn new(sky: DemoSky, rate: f64) -> PacedSky {
         PacedSky {
             sky: Box::new(sky),
@@ -39,14 +43,25 @@ impl SampleSource for PacedSky {
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, SourceError> {
         let start = *self.start.get_or_insert_with(Instant::now);
-        let due = Duration::from_secs_f64(self.samples as f64 / self.rate);
-        if let Some(wait) = due.checked_sub(start.elapsed()) {
-            std::thread::sleep(wait);
+        if self.rate.is_finite() {
+            let due = Duration::from_secs_f64(self.samples as f64 / self.rate);
+            if let Some(wait) = due.checked_sub(start.elapsed()) {
+                std::thread::sleep(wait);
+            }
         }
         let n = BLOCK.min(buf.len()) & !1;
         self.sky.fill(&mut buf[..n]);
         self.samples += (n / 2) as u64;
         Ok(n)
+    }
+
+    fn set_gain(&mut self, tenths: i32) -> Result<bool, SourceError> {
+        self.sky.set_gain(crate::rtl::r82xx::Gain::Manual(tenths));
+        Ok(true)
+    }
+
+    fn can_set_gain(&self) -> bool {
+        true
     }
 }
 
@@ -86,5 +101,30 @@ mod test {
         let mut want = vec![0u8; total];
         sky.fill(&mut want);
         assert!(got == want, "the split must not change the bytes");
+    }
+
+    /// Unpaced, it renders as fast as it can; a gain set through the
+    /// source seam is the gain the sky's front end applies.
+    #[test]
+    fn test_unpaced_and_gain_through_the_seam() {
+        let cfg = DemoConfig {
+            aircraft: 5,
+            front_end: Some(crate::demo::frontend::FrontEnd::default()),
+            ..DemoConfig::default()
+        };
+        let mut paced = PacedSky::new(DemoSky::new(&cfg, 0).unwrap(), f64::INFINITY);
+        let mut buf = vec![0u8; 2 * BLOCK];
+        let t0 = Instant::now();
+        let mut n = 0;
+        while n < 2 * 2_400_000 {
+            n += paced.read(&mut buf).unwrap();
+        }
+        assert!(t0.elapsed().as_secs_f64() < 1.0, "{:?}", t0.elapsed());
+        assert!(paced.can_set_gain());
+        assert_eq!(paced.sky.gain_tenths(), Some(496));
+        assert!(paced.set_gain(300).unwrap());
+        paced.read(&mut buf).unwrap();
+        assert_eq!(paced.sky.gain_tenths(), Some(297));
+        assert_eq!(paced.sky.stats().gain_changes, 1);
     }
 }

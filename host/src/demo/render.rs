@@ -59,6 +59,9 @@ impl Pending {
 pub struct Renderer {
     modulator: Modulator,
     quantiser: Quantiser,
+    /// The noise table at 1 code rms per component.
+    unit_noise: Vec<C32>,
+    /// The noise table at the current rms.
     noise: Vec<C32>,
     noise_bytes: Vec<u8>,
     seed: u64,
@@ -66,6 +69,11 @@ pub struct Renderer {
     spare: Vec<Vec<C32>>,
     scratch: Vec<C32>,
     clipped: u64,
+    /// LNA saturation amplitude (Rapp), full scale 1.0; infinite: linear.
+    saturation: f32,
+    /// Largest envelope of a reply cluster (before compression) since the
+    /// last [`take_peak`](Self::take_peak).
+    peak: f32,
 }
 
 impl Renderer {
@@ -76,20 +84,47 @@ impl Renderer {
             127.4,
             C32::new((dc.0 / 128.0) as f32, (dc.1 / 128.0) as f32),
         );
-        let noise = noise_table(noise_rms / 128.0, seed);
-        let mut noise_bytes = vec![0u8; 2 * TABLE_LEN];
-        quantiser.block(&noise, &mut noise_bytes);
-        Self {
+        let unit_noise = noise_table(1.0 / 128.0, seed);
+        let mut r = Self {
             modulator,
             quantiser,
-            noise,
-            noise_bytes,
+            noise: unit_noise.clone(),
+            unit_noise,
+            noise_bytes: vec![0u8; 2 * TABLE_LEN],
             seed,
             pending: VecDeque::new(),
             spare: Vec::new(),
             scratch: Vec::new(),
             clipped: 0,
+            saturation: f32::INFINITY,
+            peak: 0.0,
+        };
+        r.set_noise_rms(noise_rms);
+        r
+    }
+
+    /// Noise of `rms` codes per component from the next sample on (the
+    /// same noise waveform, scaled; ≈ 1 ms of work).
+    pub fn set_noise_rms(&mut self, rms: f64) {
+        let k = rms as f32;
+        for (n, u) in self.noise.iter_mut().zip(&self.unit_noise) {
+            *n = *u * k;
         }
+        self.quantiser.block(&self.noise, &mut self.noise_bytes);
+    }
+
+    /// The LNA's Rapp saturation amplitude (full scale 1.0; infinite for
+    /// none) for reply clusters from the next sample on. Noise alone stays
+    /// far below it and is not compressed.
+    pub fn set_saturation(&mut self, a_sat: f64) {
+        self.saturation = a_sat as f32;
+    }
+
+    /// The largest envelope (before compression and clipping) of the
+    /// samples with replies written since the last call, full scale 1.0
+    /// (0 if none).
+    pub fn take_peak(&mut self) -> f64 {
+        f64::from(std::mem::take(&mut self.peak))
     }
 
     /// I or Q values clipped by the quantiser so far (strong replies).
@@ -179,6 +214,16 @@ impl Renderer {
                 let dst = &mut scratch[(lo - a) as usize..(hi - a) as usize];
                 for (d, s) in dst.iter_mut().zip(src) {
                     *d += *s;
+                }
+            }
+            let mut peak2 = self.peak * self.peak;
+            for x in &scratch[..len] {
+                peak2 = peak2.max(x.re * x.re + x.im * x.im);
+            }
+            self.peak = peak2.sqrt();
+            if self.saturation.is_finite() {
+                for x in &mut scratch[..len] {
+                    *x = super::frontend::compress(*x, self.saturation);
                 }
             }
             let o = 2 * (a - s0) as usize;

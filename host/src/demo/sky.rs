@@ -42,6 +42,18 @@
 //! share of the population (60 % en-route, 10 % each of the others, light
 //! and helicopter sharing theirs), so the sky never empties and the
 //! airport keeps working.
+//!
+//! # Kinds of sky ([`SkyKind`])
+//!
+//! - **Airport** (the default): the population above around the receiver,
+//!   many strong replies within 10 NM plus en-route traffic to 200 NM.
+//! - **Rural**: en-route traffic only, in an area centred
+//!   [`RURAL_OFFSET_NM`] NM east of the receiver: nothing nearer than
+//!   about 60 NM, most of it far and weak.
+//! - **Mixed**: the rural sky plus one aircraft at 3000 ft and 360 kt
+//!   that starts [`OVERFLIGHT_START_NM`] NM west of the receiver and passes
+//!   0.5 NM north of it (closest at 200 s), then flies on east: a strong
+//!   aircraft that approaches and leaves.
 
 use std::collections::HashSet;
 use std::f64::consts::PI;
@@ -51,6 +63,49 @@ use airwaves_core::modes::cpr::Position;
 
 use super::DemoConfig;
 use airwaves_core::rng::Rng;
+
+/// What kind of sky around the receiver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SkyKind {
+    /// An airport 4 NM away and traffic to 200 NM.
+    #[default]
+    Airport,
+    /// Far en-route traffic only.
+    Rural,
+    /// Rural plus one strong aircraft passing overhead.
+    Mixed,
+}
+
+impl SkyKind {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Airport => "airport",
+            Self::Rural => "rural",
+            Self::Mixed => "mixed",
+        }
+    }
+}
+
+impl std::str::FromStr for SkyKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "airport" => Ok(Self::Airport),
+            "rural" => Ok(Self::Rural),
+            "mixed" => Ok(Self::Mixed),
+            _ => Err(format!("sky {s:?}: use airport, rural or mixed")),
+        }
+    }
+}
+
+/// Distance of the rural traffic area's centre east of the receiver, NM.
+pub const RURAL_OFFSET_NM: f64 = 260.0;
+/// Where the mixed sky's overflight starts, NM west of the receiver.
+pub const OVERFLIGHT_START_NM: f64 = 20.0;
+/// The overflight's ground speed, kt.
+pub const OVERFLIGHT_KT: f64 = 360.0;
 
 /// Length of one motion step, s.
 pub const STEP_S: f64 = 0.25;
@@ -164,6 +219,8 @@ pub struct Flight {
     departure_track: f64,
     /// Cruise level of a departure, ft.
     cruise_alt: f64,
+    /// Flies straight and level for ever (the mixed sky's overflight).
+    scripted: bool,
 }
 
 impl Flight {
@@ -220,6 +277,9 @@ impl Airport {
 #[derive(Debug, Clone)]
 pub struct Sky {
     receiver: Position,
+    /// Centre of the traffic area (the receiver, or far east of it).
+    centre: Position,
+    shares: &'static [(FlightKind, f64)],
     airport: Airport,
     flights: Vec<Flight>,
     rng: Rng,
@@ -241,6 +301,9 @@ const SHARES: [(FlightKind, f64); 6] = [
     (FlightKind::Helicopter, 0.05),
 ];
 
+/// The rural sky's population.
+const RURAL_SHARES: [(FlightKind, f64); 1] = [(FlightKind::EnRoute, 1.0)];
+
 /// Seconds of simulated time run before time 0, so the sky starts in a
 /// lived-in state (aircraft on approach, departures climbing).
 const WARM_UP_S: f64 = 600.0;
@@ -250,8 +313,16 @@ impl Sky {
     /// that time 0 finds the airport busy. Configuration is assumed valid
     /// ([`DemoSky::new`](super::DemoSky::new) checks it).
     pub fn new(cfg: &DemoConfig, seed: u64) -> Self {
+        let (centre, shares): (Position, &'static [(FlightKind, f64)]) = match cfg.sky {
+            SkyKind::Airport => (cfg.receiver, &SHARES),
+            SkyKind::Rural | SkyKind::Mixed => {
+                (advance(cfg.receiver, 90.0, RURAL_OFFSET_NM), &RURAL_SHARES)
+            }
+        };
         let mut sky = Self {
             receiver: cfg.receiver,
+            centre,
+            shares,
             airport: Airport::new(cfg.receiver, cfg.runway_heading_deg),
             flights: Vec::with_capacity(cfg.aircraft),
             rng: Rng::new(seed),
@@ -273,6 +344,19 @@ impl Sky {
         sky.time_s = 0.0;
         sky.steps = 0;
         sky.respawns = 0;
+        if cfg.sky == SkyKind::Mixed {
+            let mut f = sky.spawn(FlightKind::EnRoute, true);
+            let p = advance(advance(cfg.receiver, 0.0, 0.5), 270.0, OVERFLIGHT_START_NM);
+            (f.lat, f.lon) = (p.lat, p.lon);
+            f.alt_ft = 3000.0;
+            f.gs_kt = OVERFLIGHT_KT;
+            f.track_deg = 90.0;
+            f.vr_fpm = 0.0;
+            (f.tgt_track, f.tgt_gs, f.tgt_alt) = (90.0, OVERFLIGHT_KT, 3000.0);
+            f.selected_alt_ft = 3000.0;
+            f.scripted = true;
+            sky.flights.push(f);
+        }
         sky
     }
 
@@ -325,7 +409,7 @@ impl Sky {
             None => self.flights.len() + 1,
         } as f64;
         let mut best = (FlightKind::EnRoute, f64::MIN);
-        for (kind, share) in SHARES {
+        for &(kind, share) in self.shares {
             let have = self
                 .flights
                 .iter()
@@ -348,7 +432,7 @@ impl Sky {
         for i in 0..self.flights.len() {
             let done = {
                 let airport = self.airport;
-                let receiver = self.receiver;
+                let receiver = self.centre;
                 let f = &mut self.flights[i];
                 let done = pilot(
                     f,
@@ -428,6 +512,7 @@ impl Sky {
             climb_fpm: 0.0,
             departure_track: 0.0,
             cruise_alt: 0.0,
+            scripted: false,
         };
         match kind {
             FlightKind::Departure => {
@@ -472,12 +557,12 @@ impl Sky {
                     // Uniform over the disc.
                     let r = AREA_NM * rng.uniform().sqrt();
                     (
-                        advance(self.receiver, rng.range(0.0, 360.0), r),
+                        advance(self.centre, rng.range(0.0, 360.0), r),
                         rng.range(0.0, 360.0),
                     )
                 } else {
-                    let p = advance(self.receiver, rng.range(0.0, 360.0), AREA_NM - 5.0);
-                    let aim = advance(self.receiver, rng.range(0.0, 360.0), rng.range(0.0, 120.0));
+                    let p = advance(self.centre, rng.range(0.0, 360.0), AREA_NM - 5.0);
+                    let aim = advance(self.centre, rng.range(0.0, 360.0), rng.range(0.0, 120.0));
                     (p, bearing_distance(p, aim).0)
                 };
                 (f.lat, f.lon) = (p.lat, p.lon);
@@ -492,7 +577,7 @@ impl Sky {
             FlightKind::Light | FlightKind::Helicopter => {
                 let heli = kind == FlightKind::Helicopter;
                 let p = advance(
-                    self.receiver,
+                    self.centre,
                     rng.range(0.0, 360.0),
                     LIGHT_RANGE_NM * rng.uniform().sqrt(),
                 );
@@ -629,6 +714,7 @@ fn pilot(
                 f.timer_s = rng.range(120.0, 600.0);
             }
         }
+        Phase::Cruise if f.scripted => {}
         Phase::Cruise => {
             if f.timer_s <= 0.0 {
                 f.timer_s = rng.range(120.0, 600.0);

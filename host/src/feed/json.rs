@@ -320,6 +320,8 @@ pub struct ReceiverInfo {
     pub position: Option<Position>,
     /// Map tile URL template for the web map (`"tiles"`), when set.
     pub tiles: Option<String>,
+    /// The tuner gain now, dB (`"gain_db"`), when known.
+    pub gain_db: Option<f64>,
 }
 
 /// Append `receiver.json`:
@@ -335,12 +337,13 @@ pub struct ReceiverInfo {
 ///     history: 0,
 ///     position: Some(Position::new(52.3, 4.76)),
 ///     tiles: None,
+///     gain_db: Some(33.8),
 /// };
 /// let mut json = String::new();
 /// write_receiver_json(&r, &mut json);
 /// assert_eq!(
 ///     json,
-///     r#"{"version":"airwaves 0.1.0","refresh":1000,"history":0,"lat":52.300000,"lon":4.760000}"#
+///     r#"{"version":"airwaves 0.1.0","refresh":1000,"history":0,"lat":52.300000,"lon":4.760000,"gain_db":33.8}"#
 /// );
 /// ```
 pub fn write_receiver_json(r: &ReceiverInfo, out: &mut String) {
@@ -354,6 +357,9 @@ pub fn write_receiver_json(r: &ReceiverInfo, out: &mut String) {
     }
     if let Some(t) = &r.tiles {
         o.string("tiles", t);
+    }
+    if let Some(g) = r.gain_db {
+        o.float("gain_db", g, 1);
     }
     o.close_object();
 }
@@ -519,6 +525,7 @@ mod test {
             history: 120,
             position: Some(Position::new(f64::NAN, 4.0)),
             tiles: Some("https://tile/{z}/{x}/{y}.png".into()),
+            gain_db: None,
         };
         let mut s = String::new();
         write_receiver_json(&r, &mut s);

@@ -122,6 +122,20 @@ pub fn write_metrics<const N: usize>(
         "I/Q samples demodulated.",
         n(c.samples_processed),
     );
+    if let Some(g) = c.gain_tenths {
+        e.single(
+            "airwaves_gain_db",
+            "gauge",
+            "Tuner gain now, dB (absent under the tuner's AGC).",
+            f64::from(g) / 10.0,
+        );
+    }
+    e.single(
+        "airwaves_gain_changes_total",
+        "counter",
+        "Tuner gain changes made by the adaptive gain loop.",
+        n(c.gain_changes),
+    );
     e.single(
         "airwaves_samples_dropped_total",
         "counter",

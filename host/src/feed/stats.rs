@@ -141,6 +141,11 @@ pub struct Counters {
     /// Output clients disconnected for falling behind: `[slow, stalled]`
     /// (their buffer full; nothing taken from it for seconds).
     pub clients_dropped: [u64; 2],
+    /// The tuner gain now, tenths of a dB (`None`: the tuner's AGC, or
+    /// not known).
+    pub gain_tenths: Option<i32>,
+    /// Gain changes made by the adaptive gain loop since start.
+    pub gain_changes: u64,
 }
 
 /// `10·log10(p)`, `-inf` for 0.
@@ -185,6 +190,8 @@ impl Counters {
             cpu_reader_ms: 0,
             cpu_background_ms: 0,
             clients_dropped: [0; 2],
+            gain_tenths: None,
+            gain_changes: 0,
         }
     }
 
@@ -332,6 +339,8 @@ impl Counters {
                 self.clients_dropped[0].saturating_sub(e.clients_dropped[0]),
                 self.clients_dropped[1].saturating_sub(e.clients_dropped[1]),
             ],
+            gain_tenths: self.gain_tenths,
+            gain_changes: self.gain_changes.saturating_sub(e.gain_changes),
         }
     }
 }
@@ -516,6 +525,10 @@ impl StatsHistory {
             current.peak_signal_dbfs,
             current.max_distance_m,
         );
+        // As readsb: the tuner gain in dB at the top level, when known.
+        if let Some(g) = current.gain_tenths {
+            top.float("gain_db", f64::from(g) / 10.0, 1);
+        }
         top.close_object();
     }
 }
@@ -703,6 +716,19 @@ mod test {
         assert_eq!(total["local"]["modes"], 1500);
         assert_eq!(total["local"]["peak_signal"], -1.0);
         assert_eq!(secs(total), 150.5);
+        assert!(v.get("gain_db").is_none(), "no gain known");
+    }
+
+    /// The tuner gain at the top level as readsb writes it, in dB.
+    #[test]
+    fn test_gain_db() {
+        let mut c = Counters::new();
+        c.gain_tenths = Some(338);
+        let h = StatsHistory::new(START, c);
+        let mut s = String::new();
+        h.write_stats_json(START + 1000, &c, &mut s);
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["gain_db"], 33.8);
     }
 
     #[test]

@@ -17,7 +17,12 @@
 //! Spec syntax (`--fake-device`): `KIND[,OPTION]…` with KIND `r820t`,
 //! `r828d` (an RTL-SDR Blog V4), `r828d-plain`, `e4000`, `fc0012`, `fc0013`,
 //! `fc2580` or `none`, and options `file=PATH`, `loop`, `serial=TEXT`,
-//! `fast` (no pacing), `speed=N` (a clock N times faster than real time:
+//! `fast` (no pacing), `sky=NAME` (stream what an [`Antenna`] made by
+//! the caller for NAME receives, at the programmed rate and with the tuner
+//! gain the driver wrote into the R82xx registers: LNA index in 0x05,
+//! mixer index in 0x07, manual when 0x05 bit 4 is set, the tuner AGC
+//! otherwise; the command line makes the demo sky's physical front end
+//! for `airport`, `rural` and `mixed`), `speed=N` (a clock N times faster than real time:
 //! data paced at N × the programmed rate, and a FIFO N times larger so
 //! that it holds the same 53 ms of stream time), `fault=stall@N`, `fault=timeout@N`,
 //! `fault=nodevice@N` (N = 0-based bulk read), `fault=firstwrite`,
@@ -27,6 +32,7 @@
 //! by the control path and a streaming thread ([`FakeBulkReader`]), like the
 //! libusb handle of a real stick.
 
+use super::r82xx::{Gain, gain_from_indices};
 use super::usb::{BulkReader, UsbError, UsbStrings, UsbTransport};
 use super::{Error, Result};
 use crate::recording::Recording;
@@ -36,6 +42,34 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
+
+/// What the emulated dongle's antenna receives: `cu8` samples at the
+/// rate it was made for, at the tuner gain the driver programmed.
+pub trait Antenna: Send {
+    /// Write the next `buf.len() / 2` samples received at `gain`.
+    fn fill(&mut self, gain: Gain, buf: &mut [u8]);
+    /// The gain applied now, tenths of a dB, if it models one.
+    fn gain_tenths(&self) -> Option<i32>;
+}
+
+/// Makes an [`Antenna`] for a sample rate (Hz); `None` if it cannot.
+#[derive(Clone)]
+pub struct AntennaMaker(pub Arc<dyn Fn(f64) -> Option<Box<dyn Antenna>> + Send + Sync>);
+
+impl std::fmt::Debug for AntennaMaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AntennaMaker")
+    }
+}
+
+/// Makers compare equal when they are the same one.
+impl PartialEq for AntennaMaker {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for AntennaMaker {}
 
 /// The tuner chip (and board) the emulator presents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +124,9 @@ pub struct FakeConfig {
     pub paced: bool,
     /// Clock speed-up of the pacing (1 = real time; N: N × the rate, N × the FIFO).
     pub speed: u32,
+    /// Stream what this antenna receives instead of the counter /
+    /// mid-scale: the `sky=` name, and the maker the caller attached.
+    pub sky: Option<(String, Option<AntennaMaker>)>,
     /// Injected faults.
     pub faults: Vec<Fault>,
 }
@@ -103,6 +140,7 @@ impl Default for FakeConfig {
             serial: "00000001".to_string(),
             paced: true,
             speed: 1,
+            sky: None,
             faults: Vec::new(),
         }
     }
@@ -139,6 +177,7 @@ impl FakeConfig {
                 "serial" if !value.is_empty() => cfg.serial = value.to_string(),
                 "loop" if value.is_empty() => cfg.looped = true,
                 "fast" if value.is_empty() => cfg.paced = false,
+                "sky" if !value.is_empty() => cfg.sky = Some((value.to_string(), None)),
                 "speed" => {
                     cfg.speed = value
                         .parse()
@@ -224,6 +263,9 @@ pub struct FakeRtl {
     /// their length, bytes): how much further the stream may run ahead of
     /// a late reader before the FIFO loses data, as with libusb's queue.
     in_flight_bytes: u64,
+    /// The antenna being streamed and the rate it was made for (made at
+    /// the first read, again when the programmed rate changes).
+    antenna: Option<(Box<dyn Antenna>, f64)>,
 }
 
 impl FakeRtl {
@@ -294,7 +336,26 @@ impl FakeRtl {
             dropped_bytes: 0,
             resets: 0,
             in_flight_bytes: 0,
+            antenna: None,
         }
+    }
+
+    /// The tuner gain the driver programmed: manual (LNA 0x05 bit 4 set)
+    /// from the LNA and mixer indices, else the tuner's AGC.
+    pub fn tuner_gain(&self) -> Gain {
+        let Some(regs) = self.tuner_addr.and_then(|a| self.i2c_regs.get(&a)) else {
+            return Gain::Auto;
+        };
+        if regs[0x05] & 0x10 == 0 {
+            return Gain::Auto;
+        }
+        Gain::Manual(gain_from_indices(regs[0x05] & 0x0f, regs[0x07] & 0x0f))
+    }
+
+    /// The antenna's tuner gain now, tenths of a dB (`None` without an
+    /// antenna or before the first read).
+    pub fn antenna_gain(&self) -> Option<i32> {
+        self.antenna.as_ref().and_then(|(a, _)| a.gain_tenths())
     }
 
     /// Why the configured `.cu8` file could not be opened, if it could not.
@@ -360,6 +421,25 @@ impl FakeRtl {
         }
         if self.cfg.file.is_some() {
             return Err(UsbError::NoDevice);
+        }
+        if let (Some((_, maker)), false) = (&self.cfg.sky, self.test_mode()) {
+            let gain = self.tuner_gain();
+            let rate = match self.sample_rate() {
+                r if r > 0.0 => r,
+                _ => 2.4e6,
+            };
+            if self.antenna.as_ref().is_none_or(|(_, r)| *r != rate) {
+                let maker = maker
+                    .as_ref()
+                    .ok_or(UsbError::Other("sky= without an antenna attached"))?;
+                let antenna = (maker.0)(rate)
+                    .ok_or(UsbError::Other("the antenna refuses this sample rate"))?;
+                self.antenna = Some((antenna, rate));
+            }
+            if let Some((a, _)) = &mut self.antenna {
+                a.fill(gain, buf);
+            }
+            return Ok(buf.len() & !1);
         }
         if self.test_mode() {
             for b in buf.iter_mut() {

@@ -262,6 +262,21 @@ pub fn manual_gain_indices(tenths: i32) -> (u8, u8) {
     (lna as u8, mix as u8)
 }
 
+/// The LNA's share of a manual gain of `tenths` dB, tenths of a dB: the
+/// LNA steps up to the index [`manual_gain_indices`] picks (the rest is
+/// the mixer's).
+pub fn lna_gain_tenths(tenths: i32) -> i32 {
+    let (lna, _) = manual_gain_indices(tenths);
+    LNA_STEPS[..=usize::from(lna)].iter().sum()
+}
+
+/// The gain of LNA index `lna` and mixer index `mix` (0–15 each), tenths
+/// of a dB: the inverse of [`manual_gain_indices`] for listed gains.
+pub fn gain_from_indices(lna: u8, mix: u8) -> i32 {
+    let (l, m) = (usize::from(lna.min(15)), usize::from(mix.min(15)));
+    LNA_STEPS[..=l].iter().sum::<i32>() + MIXER_STEPS[..=m].iter().sum::<i32>()
+}
+
 /// The gain from the list closest to `tenths` (ties go to the lower gain).
 pub fn nearest_gain(tenths: i32) -> i32 {
     *GAINS_TENTH_DB
@@ -623,6 +638,15 @@ mod test {
         assert_eq!(nearest_gain(-50), 0);
         assert_eq!(nearest_gain(1000), 496);
         assert_eq!(nearest_gain(200), 197);
+        // 49.6 dB is LNA index 15 (33.5 dB) and mixer index 14.
+        assert_eq!(lna_gain_tenths(496), 335);
+        assert_eq!(lna_gain_tenths(0), 0);
+        assert_eq!(lna_gain_tenths(9), 9);
+        // Every listed gain comes back from its indices.
+        for g in GAINS_TENTH_DB {
+            let (l, m) = manual_gain_indices(g);
+            assert_eq!(gain_from_indices(l, m), g);
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ use super::{Error, Result};
 use crate::ring::{self, Consumer, PopError, Producer, RingStats};
 use crate::usb_async::{Flow, StopReason, StreamConfig, StreamError, StreamStats};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -229,9 +229,17 @@ pub struct Progress {
     pub lost_bytes: u64,
 }
 
+/// No gain asked for in a [`LiveDongle::take_gain_requests`] cell.
+pub const NO_GAIN_REQUEST: i32 = i32::MIN;
+
 /// A dongle that keeps streaming: reopened by serial after a loss, with
 /// the gap counted and reported.
 pub struct LiveDongle {
+    /// Manual gains (tenths of a dB) to apply between transfers while
+    /// [`stream_into`](Self::stream_into) runs.
+    gain_requests: Option<Arc<AtomicI32>>,
+    /// The last gain applied from `gain_requests` (again after a reopen).
+    gain_applied: Option<i32>,
     device: Option<Device>,
     stream: Option<DongleStream>,
     reopener: Reopener,
@@ -261,6 +269,8 @@ impl LiveDongle {
         let reopener = Reopener::new(&dev, selector);
         let stream = DongleStream::start(&mut dev, &opts)?;
         Ok(LiveDongle {
+            gain_requests: None,
+            gain_applied: None,
             rate: dev.sample_rate(),
             device: Some(dev),
             stream: Some(stream),
@@ -273,6 +283,15 @@ impl LiveDongle {
             pending: Vec::new(),
             pending_pos: 0,
         })
+    }
+
+    /// Take manual gains from `requests` (tenths of a dB;
+    /// [`NO_GAIN_REQUEST`] when none is waiting) while
+    /// [`stream_into`](Self::stream_into) runs: each is applied between two
+    /// USB transfers, on the streaming thread, outside libusb's callbacks
+    /// (as a stall's clear-halt is), and again after a reopen.
+    pub fn take_gain_requests(&mut self, requests: Arc<AtomicI32>) {
+        self.gain_requests = Some(requests);
     }
 
     /// Do not print loss and reopen messages on stderr.
@@ -472,11 +491,22 @@ impl LiveDongle {
                 self.reopen(StreamError::NoDevice)?;
                 continue;
             };
+            if let Some(g) = self.gain_applied {
+                dev.set_gain(g)?;
+            }
             let mut reader = dev.bulk_reader(&self.opts.usb())?;
             dev.reset_buffer()?;
             let lost_bytes = self.stats.gap_bytes;
             let mut last_data = Instant::now();
+            let requests = self.gain_requests.clone();
+            let mut applied = None;
             let mut sink = |bytes: &[u8]| {
+                if let Some(r) = &requests {
+                    let g = r.swap(NO_GAIN_REQUEST, Ordering::Relaxed);
+                    if g != NO_GAIN_REQUEST && dev.set_gain(g).is_ok() {
+                        applied = Some(g);
+                    }
+                }
                 last_data = Instant::now();
                 producer.push(bytes);
                 progress(Progress {
@@ -495,6 +525,9 @@ impl LiveDongle {
                 stats: reader.stats(),
             };
             drop(reader);
+            if applied.is_some() {
+                self.gain_applied = applied;
+            }
             self.last_data = last_data;
             self.stats.bytes += end.stats.bytes;
             self.absorb(&end, RingStats::default());

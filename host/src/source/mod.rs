@@ -41,10 +41,12 @@ use crate::rtl::r82xx;
 pub use crate::rtl::stream::Progress;
 use crate::rtl::stream::{LiveDongle, LiveStats, ReopenPolicy, StreamOptions};
 use crate::rtltcp::client::{Client, ClientError};
+use crate::rtltcp::protocol::Command;
 use file::FileReader;
 use std::fmt;
 use std::io::{Read, Write};
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32};
 use std::time::{Duration, Instant};
 pub use tuning::{Tuning, tune_device, tuning_commands};
 
@@ -91,6 +93,29 @@ pub trait SampleSource: Send {
         Ok(false)
     }
 
+    /// Set the tuner gain (tenths of a dB, manual) while the stream runs.
+    /// `Ok(false)`: this source cannot change its gain this way (a file;
+    /// a dongle, which takes [`take_gain_requests`](Self::take_gain_requests)
+    /// instead).
+    fn set_gain(&mut self, tenths: i32) -> Result<bool, Self::Error> {
+        let _ = tenths;
+        Ok(false)
+    }
+
+    /// Whether this source can change its gain while it runs (through
+    /// [`set_gain`](Self::set_gain), or for a dongle streaming in
+    /// [`fill`](Self::fill), through [`take_gain_requests`](Self::take_gain_requests)).
+    fn can_set_gain(&self) -> bool {
+        false
+    }
+
+    /// Apply the gains put in `requests` (tenths of a dB;
+    /// [`NO_GAIN_REQUEST`](crate::rtl::stream::NO_GAIN_REQUEST) for none) while [`fill`](Self::fill) streams.
+    /// Sources read with [`read`](Self::read) ignore it.
+    fn take_gain_requests(&mut self, requests: Arc<AtomicI32>) {
+        let _ = requests;
+    }
+
     /// Bytes lost before [`read`](Self::read) could see them: a dongle's
     /// own ring overflowing, its reopen gaps. Zero for sources that wait.
     fn lost_bytes(&self) -> u64 {
@@ -102,7 +127,16 @@ impl DongleArgs {
     /// The dongle selector for `--device`/`--fake-device`.
     pub fn selector(&self) -> Result<Selector, SourceError> {
         Ok(match &self.fake_device {
-            Some(spec) => Selector::Fake(FakeConfig::parse(spec).map_err(SourceError::Rtl)?),
+            Some(spec) => {
+                let mut cfg = FakeConfig::parse(spec).map_err(SourceError::Rtl)?;
+                if let Some((name, maker)) = &mut cfg.sky {
+                    *maker = Some(
+                        crate::demo::antenna_maker(name)
+                            .map_err(|e| SourceError::Rtl(crate::rtl::Error::FakeSpec(e)))?,
+                    );
+                }
+                Selector::Fake(cfg)
+            }
             None => match self.device.parse::<usize>() {
                 Ok(i) => Selector::Index(i),
                 Err(_) => Selector::Serial(self.device.clone()),
@@ -334,6 +368,32 @@ impl SampleSource for Source {
                 Ok(true)
             }
             Kind::RtlTcp(_) | Kind::File(_) => Ok(false),
+        }
+    }
+
+    /// An rtl_tcp server is sent manual mode and the gain.
+    fn set_gain(&mut self, tenths: i32) -> Result<bool, SourceError> {
+        match &mut self.kind {
+            Kind::RtlTcp(client) => {
+                client
+                    .send(Command::SetGainMode { manual: true })
+                    .map_err(SourceError::Tcp)?;
+                client
+                    .send(Command::SetGain(r82xx::nearest_gain(tenths)))
+                    .map_err(SourceError::Tcp)?;
+                Ok(true)
+            }
+            Kind::Dongle(_) | Kind::File(_) => Ok(false),
+        }
+    }
+
+    fn can_set_gain(&self) -> bool {
+        matches!(self.kind, Kind::RtlTcp(_) | Kind::Dongle(_))
+    }
+
+    fn take_gain_requests(&mut self, requests: Arc<AtomicI32>) {
+        if let Kind::Dongle(live) = &mut self.kind {
+            live.take_gain_requests(requests);
         }
     }
 

@@ -32,7 +32,7 @@ impl Tuning {
         Tuning {
             freq,
             rate,
-            gain: args.gain.0,
+            gain: args.gain.tuner(),
             ppm: args.ppm,
             bias_tee: args.bias_tee,
             test_mode: false,
