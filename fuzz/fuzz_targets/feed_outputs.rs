@@ -325,6 +325,7 @@ fuzz_target!(|data: &[u8]| {
             history: 0,
             position: info_position,
             tiles: (!label.is_empty()).then(|| label.clone()),
+            gain_db: (!label.is_empty()).then(|| f64::from(label.len() as u8) / 5.0),
         },
         label,
         records: 0,
