@@ -98,8 +98,9 @@ pub struct SourceArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct TuningArgs {
     /// Tuner gain in dB (nearest listed gain); auto: airwaves' adaptive
-    /// gain where the command has it (`adsb`), else the tuner's AGC; agc:
-    /// the tuner's AGC.
+    /// gain where the command has it (`adsb`: from the Mode S chain's
+    /// measurements; `fm`, `am`, `nfm`: ADC headroom), else the tuner's
+    /// AGC; agc: the tuner's AGC.
     #[arg(short = 'g', long, value_parser = parse_gain_arg, default_value = "auto", value_name = "DB|auto|agc")]
     pub gain: Gain,
     /// Frequency correction, ppm (-1000 to 1000).

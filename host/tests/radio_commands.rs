@@ -296,6 +296,41 @@ fn fm_from_the_emulated_dongle() {
     std::fs::remove_file(p).unwrap();
 }
 
+/// `--gain auto` (the default) on the emulated dongle streaming the
+/// airport demo sky through the front-end model, at the gain the driver
+/// writes into the R82xx registers: the replies of the nearest aircraft
+/// clip at the starting 29.7 dB, so the headroom loop lowers the gain,
+/// says why, and the status line shows the gain it set.
+#[test]
+fn nfm_headroom_loop_on_the_emulated_dongle() {
+    let p = tmp("gain.wav");
+    let child = Command::new(BIN)
+        .args(["nfm", "1090M", "--fake-device", "r820t,sky=airport"])
+        .args(["--out", p.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(6));
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("gain lowered 29.7 → "), "{err}");
+    assert!(err.contains("of the samples clip"), "{err}");
+    // The last status line shows a gain below the start.
+    let last = err.lines().rev().find(|l| l.contains(" gain ")).unwrap();
+    let g: f64 = last
+        .split(" gain ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    assert!(g < 29.7, "{last}");
+    let _ = std::fs::remove_file(p);
+}
+
 #[test]
 fn fm_from_our_rtl_tcp_server_and_killed_mid_file() {
     // The server plays the recording from its emulated dongle in real

@@ -116,8 +116,14 @@ fn one_sky(kind: SkyKind, seconds: u32) -> Result<(), airwaves::demo::DemoError>
             .iter()
             .rposition(|&g| gain_index(g).abs_diff(gain_index(end)) > 2)
             .map_or(0, |i| i + 1);
+        // First within two steps of the best fixed gain.
+        let near_best = lp
+            .gain_per_s
+            .iter()
+            .position(|&g| gain_index(g).abs_diff(gain_index(best.0)) <= 2)
+            .map_or("never".to_string(), |i| format!("{} s", i + 1));
         println!(
-            "airwaves from {:>4.1} dB:  {:>7} frames ({:>5.1} %), ends at {:.1} dB, within 2 steps of it from {settled} s, {:.2} changes/min",
+            "airwaves from {:>4.1} dB:  {:>7} frames ({:>5.1} %), within 2 steps of the best fixed gain after {near_best}, ends at {:.1} dB, within 2 steps of it from {settled} s, {:.2} changes/min",
             db(start),
             lp.frames_from(SETTLE_S),
             pct(lp.frames_from(SETTLE_S)),

@@ -7,7 +7,8 @@
 //! [`STRONG_DBFS`](super::STRONG_DBFS)) are summed over a window that
 //! closes after [`LoopConfig::window_min_s`] once it holds
 //! [`LoopConfig::window_bursts`] loud bursts, none at all, or so few lost
-//! that the answer is clear (under a quarter of `cool_share`), and after
+//! and clipped that the answer is clear (under a quarter of `cool_share`
+//! and half of `clip_cool`), and after
 //! [`LoopConfig::window_max_s`] in any case. Then, with `B` the loud
 //! bursts (a run of samples at ≥ 243 on the 0–255 scale), `S` the strong
 //! frames decoded and `F` all frames decoded, the loud bursts lost are
@@ -15,12 +16,23 @@
 //! costs by clipping (measured on the model, frames lost to a step up
 //! track the rise in `L` closely):
 //!
-//! - **Too hot**: `B ≥ min_bursts` and `L/F > hot_share`: down one step
-//!   (two above three times `hot_share`), and the gain just left becomes
-//!   a *ceiling* for [`LoopConfig::hold_s`].
+//! `B/F` is the share of the replies that clip. The demodulator decodes
+//! most clipped replies on their own, so `L` alone no longer sees what a
+//! high gain costs; what clipping still destroys is the weaker reply
+//! under a clipped one (the ADC keeps no trace of it) and the pulse
+//! shapes the repairs rely on. On the airport sky of the front-end model
+//! frames peak where 16–20 % of the replies clip and fall slowly beyond
+//! (97 % of the peak at 36 %), so:
+//!
+//! - **Too hot**: `B ≥ min_bursts` and `L/F > hot_share` or
+//!   `B/F > clip_hot`: down one step (two above three times `hot_share`
+//!   or 1.5 times `clip_hot`), and the gain just left becomes a
+//!   *ceiling* for [`LoopConfig::hold_s`].
 //! - **Room**: no loud burst, and no sample that two steps up would be
 //!   loud (from the histogram): up two steps; no loud burst, or
-//!   `L/F < cool_share`: up one step; never to or past a ceiling.
+//!   `L/F < cool_share` and `B/F < clip_cool` with the share one step up,
+//!   `B/F` scaled by the loud samples the histogram predicts there, at
+//!   most `clip_hot`: up one step; never to or past a ceiling.
 //! - Otherwise the gain stays: the band between the two shares is the
 //!   hysteresis.
 //! - Each gain keeps its own ceiling. A ceiling ends when its hold runs
@@ -46,13 +58,20 @@ pub struct LoopConfig {
     pub hot_share: f64,
     /// Below this share there is room above (0.015).
     pub cool_share: f64,
+    /// Loud bursts as a share of the frames decoded (the share of the
+    /// replies that clip) above which the gain is too hot even when the
+    /// clipped replies themselves decode (0.30).
+    pub clip_hot: f64,
+    /// Below this clipped share there is room above, if one step up is
+    /// predicted to stay under `clip_hot` (0.20).
+    pub clip_cool: f64,
     /// Fewer loud bursts than this in a window never lower the gain (10).
     pub min_bursts: u32,
     /// Shortest window, s of signal (2).
     pub window_min_s: f64,
     /// Longest window, s (10).
     pub window_max_s: f64,
-    /// Loud bursts that close a window early (100).
+    /// Loud bursts that close a window early (300: the clipped share of a window is then known to about ±6 %).
     pub window_bursts: u32,
     /// First hold of a ceiling, s (180).
     pub hold_s: f64,
@@ -70,10 +89,12 @@ impl Default for LoopConfig {
         Self {
             hot_share: 0.06,
             cool_share: 0.015,
+            clip_hot: 0.30,
+            clip_cool: 0.20,
             min_bursts: 10,
             window_min_s: 2.0,
             window_max_s: 10.0,
-            window_bursts: 100,
+            window_bursts: 300,
             hold_s: 180.0,
             hold_max_s: 960.0,
             lift_ratio: 0.25,
@@ -104,6 +125,13 @@ pub enum Reason {
         bursts: u32,
         /// Of them, not decoded.
         lost: u64,
+        /// All frames decoded.
+        frames: u64,
+    },
+    /// Too many of the replies clip, though they decode.
+    Clipping {
+        /// Loud bursts in the window.
+        bursts: u32,
         /// All frames decoded.
         frames: u64,
     },
@@ -141,6 +169,11 @@ impl fmt::Display for Reason {
                 "{lost} of {bursts} loud bursts lost, {:.1} % of {frames} frames (clipping)",
                 pct(lost, frames)
             ),
+            Self::Clipping { bursts, frames } => write!(
+                f,
+                "{bursts} loud bursts in {frames} frames: {:.0} % of the replies clip",
+                pct(u64::from(bursts), frames)
+            ),
             Self::Quiet => write!(f, "no loud bursts (room for weak replies)"),
             Self::Room {
                 bursts,
@@ -148,40 +181,16 @@ impl fmt::Display for Reason {
                 frames,
             } => write!(
                 f,
-                "{lost} of {bursts} loud bursts lost, {:.1} % of {frames} frames",
-                pct(lost, frames)
+                "{lost} of {bursts} loud bursts lost, {:.1} % of {frames} frames; {:.0} % of the replies clip",
+                pct(lost, frames),
+                pct(u64::from(bursts), frames)
             ),
         }
     }
 }
 
-/// A gain change, tenths of a dB.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Change {
-    /// The gain before.
-    pub from: i32,
-    /// The gain now.
-    pub to: i32,
-    /// Why.
-    pub reason: Reason,
-}
-
-impl fmt::Display for Change {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let dir = if self.to < self.from {
-            "lowered"
-        } else {
-            "raised"
-        };
-        write!(
-            f,
-            "gain {dir} {:.1} → {:.1} dB: {}",
-            f64::from(self.from) / 10.0,
-            f64::from(self.to) / 10.0,
-            self.reason
-        )
-    }
-}
+/// A change of the 1090 MHz loop.
+pub type Change = super::Change<Reason>;
 
 /// A gain not to return to before `until_s`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -240,7 +249,8 @@ impl LoopConfig {
         let lost_so_far = u64::from(bursts).saturating_sub(state.window_strong);
         let clear = bursts == 0
             || bursts >= self.window_bursts
-            || (lost_so_far as f64) < self.cool_share / 4.0 * state.window_frames as f64;
+            || ((lost_so_far as f64) < self.cool_share / 4.0 * state.window_frames as f64
+                && f64::from(bursts) < self.clip_cool / 2.0 * state.window_frames as f64);
         let full =
             state.window_s >= self.window_max_s || (state.window_s >= self.window_min_s && clear);
         if !full {
@@ -255,8 +265,14 @@ impl LoopConfig {
         let share = lost as f64 / frames.max(1) as f64;
         let top = GAINS_TENTH_DB.len() - 1;
         let from = state.index;
-        let (to, reason) = if bursts >= self.min_bursts && share > self.hot_share {
-            let steps = if share > 3.0 * self.hot_share { 2 } else { 1 };
+        let clipped = f64::from(bursts) / frames.max(1) as f64;
+        let hot = share > self.hot_share || clipped > self.clip_hot;
+        let (to, reason) = if bursts >= self.min_bursts && hot {
+            let steps = if share > 3.0 * self.hot_share || clipped > 1.5 * self.clip_hot {
+                2
+            } else {
+                1
+            };
             let to = from.saturating_sub(steps);
             if to < from {
                 let hold = (state.last_hold[from] * 2.0).clamp(self.hold_s, self.hold_max_s);
@@ -266,24 +282,38 @@ impl LoopConfig {
                     loud_per_s: f64::from(window.loud) / seconds,
                 });
             }
-            (
-                to,
+            let reason = if share > self.hot_share {
                 Reason::Hot {
                     bursts,
                     lost,
                     frames,
-                },
-            )
+                }
+            } else {
+                Reason::Clipping { bursts, frames }
+            };
+            (to, reason)
         } else {
             let limit = (from + 1..=top)
                 .find(|&i| state.ceilings[i].is_some())
                 .map_or(top, |i| i - 1);
+            let one = (from + 1).min(top);
             let two = (from + 2).min(top);
+            // The clipped share one step up, from the histogram: loud
+            // bursts scale with the samples that would be loud there.
+            let loud_now = self.predicted_loud(&window, from, from);
+            let clipped_up = if loud_now > 0.0 {
+                clipped * self.predicted_loud(&window, from, one) / loud_now
+            } else {
+                0.0
+            };
             let (steps, reason) = if bursts == 0 && self.predicted_loud(&window, from, two) == 0.0 {
                 (2, Reason::Quiet)
             } else if bursts == 0 {
                 (1, Reason::Quiet)
-            } else if share < self.cool_share {
+            } else if share < self.cool_share
+                && clipped < self.clip_cool
+                && clipped_up <= self.clip_hot
+            {
                 (
                     1,
                     Reason::Room {
@@ -368,11 +398,21 @@ mod test {
         }
     }
 
-    /// The defaults with a 120 s first hold.
+    /// The lost-burst rule alone: the clipped share never decides.
+    fn lost_only() -> LoopConfig {
+        LoopConfig {
+            clip_hot: f64::INFINITY,
+            clip_cool: f64::INFINITY,
+            window_bursts: 100,
+            ..LoopConfig::default()
+        }
+    }
+
+    /// [`lost_only`] with a 120 s first hold.
     fn hold_120() -> LoopConfig {
         LoopConfig {
             hold_s: 120.0,
-            ..LoopConfig::default()
+            ..lost_only()
         }
     }
 
@@ -407,7 +447,7 @@ mod test {
     /// inside the band nothing moves; few lost: up one.
     #[test]
     fn test_hot_band_and_room() {
-        let cfg = LoopConfig::default();
+        let cfg = lost_only();
         let mut st = LoopState::new(496);
         let c = cfg.update(&mut st, &window(2.0, 100, 60, 500, (250, 300)));
         assert_eq!(c.map(|c| (c.from, c.to)), Some((496, 480)));
@@ -493,5 +533,56 @@ mod test {
         cfg.update(&mut st, &cool);
         cfg.update(&mut st, &cool);
         assert_eq!(st.gain_tenths(), 338, "33.8 free at 364 s");
+    }
+
+    /// Replies that clip but decode: above `clip_hot` of the frames the
+    /// gain comes down (two steps above 1.5 × `clip_hot`); between the
+    /// shares nothing moves; below `clip_cool` it goes up only when the
+    /// histogram says one step up stays under `clip_hot`.
+    #[test]
+    fn test_clipped_share() {
+        let cfg = LoopConfig::default();
+        let mut st = LoopState::new(402);
+        // 35 % of the replies clip, none lost: one step down.
+        let c = cfg.update(&mut st, &window(10.0, 350, 350, 1000, (250, 300)));
+        assert_eq!(c.map(|c| (c.from, c.to)), Some((402, 386)));
+        assert_eq!(
+            c.unwrap().reason,
+            Reason::Clipping {
+                bursts: 350,
+                frames: 1000
+            }
+        );
+        assert!(c.unwrap().to_string().contains("35 % of the replies clip"));
+        // 50 %: two steps.
+        let c = cfg.update(&mut st, &window(10.0, 500, 500, 1000, (250, 300)));
+        assert_eq!(c.map(|c| (c.from, c.to)), Some((386, 364)));
+        // 25 %: the band (10 s windows: 250 bursts do not close one early).
+        for _ in 0..5 {
+            assert_eq!(
+                cfg.update(&mut st, &window(10.0, 250, 250, 1000, (250, 300))),
+                None
+            );
+        }
+        // 15 %, the loud samples at the loud level exactly: one step up
+        // (0.8 dB) makes the samples from magnitude 240 up loud, and 2500
+        // at 241 beside the 3000 loud ones predict 27.5 %, under
+        // clip_hot: up.
+        let mut m = window(10.0, 150, 150, 1000, (243, 300));
+        m.level.hist[241] += 2500;
+        m.level.measured += 2500;
+        let c = cfg.update(&mut st, &m);
+        assert_eq!(c.map(|c| (c.from, c.to)), Some((364, 372)));
+        // At 37.2 dB, with 9000 at 241 (one step up, 1.4 dB, makes those
+        // from 236 up loud): predicted 60 %, it stays.
+        let mut m = window(10.0, 150, 150, 1000, (243, 300));
+        m.level.hist[241] += 9000;
+        m.level.measured += 9000;
+        assert_eq!(cfg.update(&mut st, &m), None);
+        // Too few bursts never lower the gain, whatever their share.
+        assert_eq!(
+            cfg.update(&mut st, &window(10.0, 9, 9, 10, (250, 300))),
+            None
+        );
     }
 }

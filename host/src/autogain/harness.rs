@@ -312,6 +312,7 @@ mod test {
         assert!(matches!(
             high_log[0].1.reason,
             super::super::control::Reason::Hot { .. }
+                | super::super::control::Reason::Clipping { .. }
         ));
         let top = run(&from(SkyKind::Airport, 496), seconds, Policy::Fixed(496)).unwrap();
         let bottom = run(&from(SkyKind::Airport, 0), seconds, Policy::Fixed(0)).unwrap();

@@ -38,6 +38,7 @@ pub mod wav;
 pub use args::{AmArgs, FmArgs, NfmArgs, ReceiverArgs};
 pub use pipeline::RadioError;
 
+use crate::cli::Gain;
 use crate::error::CommandError;
 use crate::source::Tuning;
 use demod::{ConfigError, Demodulator, FmOptions, FmReceiver};
@@ -73,10 +74,16 @@ fn tuning(rx: &ReceiverArgs, rate: u32, live_offset: f64) -> Result<(f64, Tuning
 fn plan(
     name: &'static str,
     rx: &ReceiverArgs,
-    tuning: Tuning,
+    mut tuning: Tuning,
     demod: Box<dyn Demodulator>,
 ) -> Plan {
+    // `--gain auto` on a live source: the headroom loop, from mid-range.
+    let auto_gain = rx.tuning.gain == Gain::Auto && rx.source.ifile.is_none();
+    if auto_gain {
+        tuning.gain = Some(pipeline::GAIN_START_TENTHS);
+    }
     Plan {
+        auto_gain,
         name,
         freq: rx.freq,
         tuning,

@@ -12,8 +12,10 @@ use super::demod::{AUDIO_RATE, ConfigError, Demodulator};
 use super::pcm::s16le;
 use super::status::{StatusLine, level_dbfs};
 use super::wav::WavWriter;
+use crate::autogain::headroom::{HeadroomConfig, HeadroomState};
 use crate::source::{CHUNK, SampleSource, Source, SourceArgs, SourceError, Tuning};
 use airwaves_core::dsp::resample::{Resampler, ResamplerState, design_f32, taps_per_phase};
+use airwaves_core::modes::level::{LevelMeter, LevelState};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
@@ -84,6 +86,9 @@ pub struct Plan {
     pub audio_device: Option<String>,
     /// Where the audio goes.
     pub out: Output,
+    /// Run the headroom loop ([`crate::autogain::headroom`]) from the gain
+    /// in `tuning` (`--gain auto` on a live source).
+    pub auto_gain: bool,
 }
 
 /// Largest interpolation factor of the audio resampler.
@@ -244,6 +249,10 @@ impl Sink {
     }
 }
 
+/// The gain the headroom loop starts from when none is given, tenths of a
+/// dB: mid-range, a few windows from either end.
+pub const GAIN_START_TENTHS: i32 = 297;
+
 /// Input bytes per demodulator call.
 const STEP: usize = 65_536;
 
@@ -321,6 +330,7 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
         if channels == 2 { "stereo" } else { "mono" },
         device,
     );
+    let mut gain = GainLoop::new(&plan, &source);
     let mut iq = vec![0u8; CHUNK];
     let mut audio = vec![0.0f32; plan.demod.max_output(STEP)];
     let mut resampled = Vec::new();
@@ -330,13 +340,17 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
     let mut produced = 0u64;
     let tty = io::stderr().is_terminal();
     let mut last = Instant::now();
-    let status = |plan: &Plan, level, squelch_open, ring, produced: u64| StatusLine {
-        level_dbfs: level,
-        demod: plan.demod.status(),
-        squelch_open,
-        ring,
-        seconds: produced as f64 / f64::from(AUDIO_RATE) / channels as f64,
-    };
+    let status =
+        |plan: &Plan, level, squelch_open, ring, produced: u64, gain: &Option<GainLoop>| {
+            StatusLine {
+                level_dbfs: level,
+                demod: plan.demod.status(),
+                squelch_open,
+                ring,
+                seconds: produced as f64 / f64::from(AUDIO_RATE) / channels as f64,
+                gain_db: gain.as_ref().map(|g| g.gain_tenths() as f32 / 10.0),
+            }
+        };
     let result = (|| -> Result<(), RadioError> {
         loop {
             // A signal ends the run as the end of a recording would: the
@@ -353,6 +367,9 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
                 Err(e) => return Err(RadioError::Source(e)),
             };
             level = level_dbfs(buf);
+            if let Some(g) = &mut gain {
+                g.measure(buf, &mut source, plan.name, tty);
+            }
             for step in buf.chunks(STEP) {
                 let n = plan.demod.process(step, &mut audio);
                 produced += n as u64;
@@ -379,7 +396,7 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
             if last.elapsed() >= Duration::from_secs(1) {
                 last = Instant::now();
                 sink.tick()?;
-                let line = status(&plan, level, squelch_open, sink.ring(), produced);
+                let line = status(&plan, level, squelch_open, sink.ring(), produced, &gain);
                 if tty {
                     eprint!("\r{line}\x1b[K");
                 } else {
@@ -391,7 +408,7 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
     let _ = source.close();
     // The summary counts what the sound card played, to the end.
     sink.drain();
-    let line = status(&plan, level, squelch_open, sink.ring(), produced);
+    let line = status(&plan, level, squelch_open, sink.ring(), produced, &gain);
     if tty {
         eprint!("\r{line}\x1b[K\n");
     } else {
@@ -401,6 +418,64 @@ pub fn run(mut plan: Plan) -> Result<(), RadioError> {
     match result.and(finished) {
         Err(e) if is_broken_pipe(&e) => Ok(()),
         other => other,
+    }
+}
+
+/// The headroom loop on a live source: the core level meter on every
+/// read, a gain change sent to the source when the loop asks for one.
+struct GainLoop {
+    config: HeadroomConfig,
+    state: HeadroomState,
+    meter: LevelMeter,
+    level: LevelState,
+    rate: f64,
+}
+
+impl GainLoop {
+    /// `None` unless `plan` asks for the loop and `source` can change its
+    /// gain while it streams (said on stderr when it cannot).
+    fn new(plan: &Plan, source: &Source) -> Option<GainLoop> {
+        if !plan.auto_gain {
+            return None;
+        }
+        if !source.can_set_gain() {
+            eprintln!(
+                "airwaves {}: {} cannot change its gain while streaming; gain stays as opened",
+                plan.name,
+                source.description()
+            );
+            return None;
+        }
+        let start = plan.tuning.gain.unwrap_or(GAIN_START_TENTHS);
+        Some(GainLoop {
+            config: HeadroomConfig::default(),
+            state: HeadroomState::new(start),
+            meter: LevelMeter::RTL_SDR,
+            level: LevelState::new(),
+            rate: f64::from(plan.tuning.rate),
+        })
+    }
+
+    fn gain_tenths(&self) -> i32 {
+        self.state.gain_tenths()
+    }
+
+    /// Measure `buf` (cu8 just read); change the gain if the loop says so.
+    fn measure(&mut self, buf: &[u8], source: &mut Source, name: &str, tty: bool) {
+        self.level.clear();
+        self.meter.block(&mut self.level, buf);
+        let seconds = (buf.len() / 2) as f64 / self.rate;
+        let Some(change) = self
+            .config
+            .update(&mut self.state, &self.level.stats(), seconds)
+        else {
+            return;
+        };
+        let lead = if tty { "\r\x1b[K" } else { "" };
+        match source.set_gain(change.to) {
+            Ok(_) => eprintln!("{lead}airwaves {name}: {change}"),
+            Err(e) => eprintln!("{lead}airwaves {name}: setting gain: {e}"),
+        }
     }
 }
 

@@ -17,6 +17,8 @@ pub struct StatusLine {
     pub ring: Option<RingStats>,
     /// Seconds of audio produced.
     pub seconds: f64,
+    /// The tuner gain the adaptive loop set, dB (`None` without it).
+    pub gain_db: Option<f32>,
 }
 
 /// Bytes shown as text: printable ASCII kept, others as `.`.
@@ -36,6 +38,9 @@ impl std::fmt::Display for StatusLine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut s = String::new();
         let _ = write!(s, "{:7.1} s  {:6.1} dBFS", self.seconds, self.level_dbfs);
+        if let Some(g) = self.gain_db {
+            let _ = write!(s, "  gain {g:4.1} dB");
+        }
         let d = &self.demod;
         if d.snr_db.is_finite() {
             let _ = write!(s, "  SNR {:5.1} dB", d.snr_db);
@@ -172,11 +177,12 @@ mod test {
                 dropped: 10,
             }),
             seconds: 3.0,
+            gain_db: Some(16.6),
         }
         .to_string();
         assert_eq!(
             line,
-            "    3.0 s   -12.0 dBFS  SNR  41.3 dB  stereo 100%  squelch closed  PI C201  \
+            "    3.0 s   -12.0 dBFS  gain 16.6 dB  SNR  41.3 dB  stereo 100%  squelch closed  PI C201  \
              PS \"AIRWAVES\"  underruns 2  overruns 1"
         );
     }

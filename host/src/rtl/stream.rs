@@ -294,6 +294,22 @@ impl LiveDongle {
         self.gain_requests = Some(requests);
     }
 
+    /// Set a manual gain (tenths of a dB, a listed one) now, while the
+    /// reader thread of [`read_timeout`](Self::read_timeout) streams: a
+    /// control transfer beside its bulk transfers, as an rtl_tcp server's
+    /// commands are. Kept across a reopen. Without a device (a reopen
+    /// failing) it is applied when the stick is back.
+    ///
+    /// # Errors
+    /// The stick refuses the register writes.
+    pub fn set_gain(&mut self, tenths: i32) -> Result<()> {
+        self.gain_applied = Some(tenths);
+        match self.device.as_mut() {
+            Some(dev) => dev.set_gain(tenths),
+            None => Ok(()),
+        }
+    }
+
     /// Do not print loss and reopen messages on stderr.
     pub fn quiet(mut self, quiet: bool) -> Self {
         self.quiet = quiet;
@@ -412,6 +428,9 @@ impl LiveDongle {
                 source: UsbError::NoDevice,
             });
         };
+        if let Some(g) = self.gain_applied {
+            dev.set_gain(g)?;
+        }
         self.stream = Some(DongleStream::start(dev, &self.opts)?);
         Ok(())
     }

@@ -93,10 +93,11 @@ pub trait SampleSource: Send {
         Ok(false)
     }
 
-    /// Set the tuner gain (tenths of a dB, manual) while the stream runs.
-    /// `Ok(false)`: this source cannot change its gain this way (a file;
-    /// a dongle, which takes [`take_gain_requests`](Self::take_gain_requests)
-    /// instead).
+    /// Set the tuner gain (tenths of a dB, manual) while the stream runs
+    /// (a dongle read with [`read`](Self::read); one streaming in
+    /// [`fill`](Self::fill) takes
+    /// [`take_gain_requests`](Self::take_gain_requests) instead).
+    /// `Ok(false)`: this source cannot change its gain (a file).
     fn set_gain(&mut self, tenths: i32) -> Result<bool, Self::Error> {
         let _ = tenths;
         Ok(false)
@@ -371,9 +372,15 @@ impl SampleSource for Source {
         }
     }
 
-    /// An rtl_tcp server is sent manual mode and the gain.
+    /// An rtl_tcp server is sent manual mode and the gain; a dongle takes
+    /// it between two reads.
     fn set_gain(&mut self, tenths: i32) -> Result<bool, SourceError> {
         match &mut self.kind {
+            Kind::Dongle(live) => {
+                live.set_gain(r82xx::nearest_gain(tenths))
+                    .map_err(SourceError::Rtl)?;
+                Ok(true)
+            }
             Kind::RtlTcp(client) => {
                 client
                     .send(Command::SetGainMode { manual: true })
@@ -383,7 +390,7 @@ impl SampleSource for Source {
                     .map_err(SourceError::Tcp)?;
                 Ok(true)
             }
-            Kind::Dongle(_) | Kind::File(_) => Ok(false),
+            Kind::File(_) => Ok(false),
         }
     }
 
