@@ -151,6 +151,8 @@ mod repair;
 mod mlse;
 // Sequence estimation on sample amplitudes (step 9).
 mod sequence;
+// Successive interference cancellation (step 11).
+mod cancel;
 // Known ICAO addresses for the AP formats.
 mod address_filter;
 
@@ -234,6 +236,7 @@ pub struct Demodulator {
     ap_candidates: u8,
     ap_pair_candidates: u8,
     mlse: bool,
+    sic: bool,
 }
 
 /// `candidates` capped at [`crc::MAX_CANDIDATES`] (24).
@@ -282,6 +285,7 @@ impl Demodulator {
             ap_candidates: 4,
             ap_pair_candidates: 8,
             mlse: true,
+            sic: true,
         })
     }
 
@@ -355,6 +359,37 @@ impl Demodulator {
         self
     }
 
+    /// Enable (or disable) successive interference cancellation: each
+    /// decoded reply under which other energy is left is subtracted from
+    /// the history and the span it covered is searched again (module
+    /// `cancel`). On by default; it acts at 2.0, 2.4 and 3 MS/s only.
+    ///
+    /// ```
+    /// use airwaves_core::modes::demod::Demodulator;
+    /// let d = Demodulator::new(2_400_000).unwrap().with_cancellation(false);
+    /// # let _ = d;
+    /// ```
+    pub const fn with_cancellation(mut self, on: bool) -> Self {
+        self.sic = on;
+        self
+    }
+
+    /// Whether cancellation runs: asked for, and `T` = 4 … 6.
+    const fn cancels(&self) -> bool {
+        self.sic && self.tps as usize >= cancel::MIN_T && self.tps as usize <= HALF
+    }
+
+    /// Samples kept before the scan position: with cancellation, a whole
+    /// reply and its preamble search span (a reply decoded at the scan
+    /// position sends the search back to replies that started under it).
+    const fn keep(&self) -> usize {
+        if self.cancels() {
+            self.look as usize + history::BACK
+        } else {
+            history::BACK
+        }
+    }
+
     /// Trigger threshold, in sixteenths of the noise floor per sample,
     /// summed over the trigger window. Lower finds slightly weaker replies
     /// and costs more CPU. Default: 48 per window sample (3 × the noise
@@ -396,9 +431,9 @@ impl Demodulator {
         if let Some(i) = state.odd.take() {
             match bytes.split_first() {
                 Some((&q, rest)) => {
-                    state.make_room();
+                    state.make_room(self.keep());
                     state.stats.samples += 1;
-                    state.push(power(i, q));
+                    state.push(power(i, q), [i, q]);
                     bytes = rest;
                     // Scan now too: a stream fed one byte at a time never
                     // reaches the loop below, and without scanning
@@ -412,7 +447,7 @@ impl Demodulator {
             }
         }
         while bytes.len() >= 2 {
-            state.make_room();
+            state.make_room(self.keep());
             let n = (HISTORY - state.len).min(bytes.len() / 2);
             if n == 0 {
                 // Unreachable: a scan always leaves at most `look` samples
@@ -444,14 +479,15 @@ impl Demodulator {
         state.odd = None;
         let mut left = usize::from(self.look) + 1;
         while left > 0 {
-            state.make_room();
+            state.make_room(self.keep());
             let n = (HISTORY - state.len).min(left);
             if n == 0 {
                 debug_assert!(false, "no room in the history");
                 return;
             }
             for _ in 0..n {
-                state.push(0);
+                // Power 0 is no byte pair's: cancellation leaves it alone.
+                state.push(0, [127, 127]);
             }
             left -= n;
             self.scan(state, filter, &mut sink);
