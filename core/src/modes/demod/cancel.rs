@@ -461,7 +461,7 @@ pub(super) fn subtract(st: &mut DemodState, f: &Fit) {
 #[cfg(test)]
 mod tests {
     extern crate std;
-    use super::super::testkit::{Modulator, SIGMA, amp_db, random_df17, run_blocks};
+    use super::super::testkit::{Modulator, SIGMA, amp_db, random_df17, run_blocks, run_cuts};
     use super::super::{DemodState, Demodulator};
     use super::*;
     use std::{eprintln, format};
@@ -605,6 +605,44 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A 2.4 MS/s stream with two overlapped pairs (a weaker reply 7 dB
+    /// under a stronger one, starting 30 µs after it, and one starting
+    /// 30 µs before it).
+    fn overlapped_stream() -> std::vec::Vec<u8> {
+        let rate = 2_400_000;
+        let us = 2.4;
+        // Past the history's 2048 samples, so that it is compacted.
+        let mut m = Modulator::new(rate, SIGMA, 3, (1600.0 * us) as usize);
+        let (a, b) = (random_df17(&mut m.rng), random_df17(&mut m.rng));
+        let (c, d) = (random_df17(&mut m.rng), random_df17(&mut m.rng));
+        m.add(&a, 800.0 * us + 0.3, amp_db(26.0));
+        m.add(&b, 830.0 * us + 0.8, amp_db(19.0));
+        m.add(&c, 1180.0 * us + 0.1, amp_db(19.0));
+        m.add(&d, 1210.0 * us + 0.6, amp_db(26.0));
+        m.bytes()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(crate::testing::proptest_config())]
+
+        /// The output does not depend on how the stream is split, with
+        /// cancellations going back over block boundaries.
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn prop_block_split_invariance_with_cancellation(
+            cuts in proptest::collection::vec(0usize..7700, 0..6),
+        ) {
+            let bytes = overlapped_stream();
+            let d = Demodulator::new(2_400_000).unwrap();
+            let (whole, stats) = run_blocks(&d, &bytes, bytes.len());
+            // Measured: at least 3 frames (a weaker reply uncovered), 2
+            // replies subtracted.
+            proptest::prop_assert!(whole.len() >= 3, "{}", whole.len());
+            proptest::prop_assert!(stats.cancelled >= 2 && stats.uncovered >= 1, "{stats:?}");
+            proptest::prop_assert_eq!(run_cuts(&d, &bytes, cuts), whole);
         }
     }
 }
