@@ -1,7 +1,8 @@
 //! The sample history: each `cu8` byte pair becomes a power
 //! `m = SQ[I] + SQ[Q]`, accumulated into a wrapping prefix sum
 //! `C[n] = Σ m[<n]` of [`HISTORY`] entries, kept in [`DemodState`] with the
-//! scan position, the noise floor and the stage counters.
+//! raw byte pairs beside it (for interference cancellation), the scan
+//! position, the noise floor and the stage counters.
 
 /// Entries of the prefix-sum history (samples kept).
 pub const HISTORY: usize = 2048;
@@ -57,14 +58,25 @@ pub struct DemodStats {
     pub mlse: u64,
     /// Frames recovered by sequence estimation on sample amplitudes.
     pub sequence: u64,
+    /// Decoded replies subtracted from the history (interference
+    /// cancellation: other energy was left under them).
+    pub cancelled: u64,
+    /// Frames decoded after a cancellation: a retried candidate that had
+    /// failed under the cancelled reply, or a preamble found inside it.
+    pub uncovered: u64,
 }
 
-/// Demodulator state: the power history, the scan position, the noise
-/// floor (≈ 8.1 KiB).
+/// Demodulator state: the power history and its byte pairs, the scan
+/// position, the noise floor (≈ 12.2 KiB).
 #[derive(Clone)]
 pub struct DemodState {
     /// Prefix sums of the power, `c[k] = Σ m[base .. base + k)` (wrapping).
     pub(super) c: [u32; HISTORY],
+    /// The `cu8` pair of each sample, `iq[2k], iq[2k + 1]` for sample `base + k`
+    /// (`k < len − 1`); cancellation rewrites them. A sample whose power
+    /// in `c` differs from `power(iq)` is synthetic (the silence
+    /// [`finish`](super::Demodulator::finish) appends) and never rewritten.
+    pub(super) iq: [u8; 2 * HISTORY],
     /// Valid entries of `c` (≥ 1).
     pub(super) len: usize,
     /// Next trigger position (index into `c`).
@@ -87,6 +99,15 @@ pub struct DemodState {
     pub(super) last_fail: u64,
     /// Absolute tick of the last preamble given to the sequence estimator.
     pub(super) last_sequence: u64,
+    /// Absolute sample index below which a cancellation does not look
+    /// for preambles again (where the scan resumed after the last frame).
+    pub(super) floor: u64,
+    /// The last frame passed to the sink: bytes and timestamp (a reply
+    /// that a cancellation left behind is not emitted twice).
+    pub(super) last_emit: ([u8; 14], u64),
+    /// Absolute sample index up to which the history has had a reply
+    /// cancelled (frames starting before it count as uncovered).
+    pub(super) cancelled_until: u64,
     pub(super) stats: DemodStats,
 }
 
@@ -118,6 +139,7 @@ impl DemodState {
     pub const fn new() -> Self {
         Self {
             c: [0; HISTORY],
+            iq: [0; 2 * HISTORY],
             len: 1,
             scan: 0,
             base: 0,
@@ -129,6 +151,9 @@ impl DemodState {
             next_chunk: 0,
             last_fail: u64::MAX,
             last_sequence: u64::MAX,
+            floor: 0,
+            last_emit: ([0; 14], u64::MAX),
+            cancelled_until: 0,
             stats: DemodStats {
                 samples: 0,
                 triggers: 0,
@@ -138,6 +163,8 @@ impl DemodState {
                 sliced: 0,
                 mlse: 0,
                 sequence: 0,
+                cancelled: 0,
+                uncovered: 0,
             },
         }
     }
@@ -154,12 +181,15 @@ impl DemodState {
         (self.noise > 0).then(|| 10.0 * libm::log10f(self.noise as f32 / FULL_SCALE))
     }
 
+    /// Append one sample of power `m` and byte pair `iq`.
     #[inline]
-    pub(super) fn push(&mut self, m: u32) {
+    pub(super) fn push(&mut self, m: u32, iq: [u8; 2]) {
         debug_assert!(self.len < HISTORY, "no room in the history");
         self.acc = self.acc.wrapping_add(m);
-        if let Some(c) = self.c.get_mut(self.len) {
+        let k = 2 * (self.len - 1);
+        if let (Some(c), Some(x)) = (self.c.get_mut(self.len), self.iq.get_mut(k..k + 2)) {
             *c = self.acc;
+            x.copy_from_slice(&iq);
             self.len += 1;
         }
     }
@@ -169,9 +199,13 @@ impl DemodState {
     pub(super) fn convert(&mut self, bytes: &[u8]) {
         let start = self.len;
         let n = bytes.len() / 2;
-        let Some(dst) = self.c.get_mut(start..start + n) else {
+        let (Some(dst), Some(raw)) = (
+            self.c.get_mut(start..start + n),
+            self.iq.get_mut(2 * (start - 1)..2 * (start - 1 + n)),
+        ) else {
             return;
         };
+        raw.copy_from_slice(&bytes[..2 * n]);
         self.stats.samples += n as u64;
         let mut acc = self.acc;
         for (d, iq) in dst.iter_mut().zip(bytes.chunks_exact(2)) {
@@ -182,13 +216,15 @@ impl DemodState {
         self.len += n;
     }
 
-    /// Drop history older than the scan position when the buffer is full.
-    pub(super) fn make_room(&mut self) {
+    /// Drop history older than `keep` samples before the scan position
+    /// when the buffer is full (`keep` ≥ [`BACK`]).
+    pub(super) fn make_room(&mut self, keep: usize) {
         if self.len < HISTORY {
             return;
         }
-        let drop = self.scan.saturating_sub(BACK).min(self.len - 1);
+        let drop = self.scan.saturating_sub(keep.max(BACK)).min(self.len - 1);
         self.c.copy_within(drop..self.len, 0);
+        self.iq.copy_within(2 * drop..2 * (self.len - 1), 0);
         self.len -= drop;
         self.scan -= drop;
         self.base += drop as u64;

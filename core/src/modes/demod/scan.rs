@@ -3,12 +3,19 @@
 //! MLSE second chance; a valid frame goes to the sink and feeds the
 //! address filter.
 
+use super::cancel::Evidence;
 use super::history::DemodState;
 use super::mlse::Prior;
-use super::preamble::{centroid_phase, coarse_ok, preamble_score, tick_integral, trigger};
+use super::preamble::{U_LEN, centroid_phase, coarse_ok, preamble_score, tick_integral, trigger};
 use super::sequence::{Rejected, fit_phase, sequence_slice};
 use super::slicer::{Slice, slice};
-use super::{AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, HALF, SPAN, crc};
+use super::{
+    AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, FRAME_TICKS, HALF, SPAN, cancel, crc,
+};
+
+/// A decoded frame, its bit count, and the evidence of other energy
+/// under it when the slice's energies were measured (not synthetic).
+type Found = (DemodFrame, usize, Option<Evidence>);
 
 /// Phases tried per preamble before repair.
 const TRIES: usize = 3;
@@ -57,7 +64,8 @@ impl Demodulator {
                 Some(jj) => {
                     st.scan = jj + 1;
                     st.stats.gap += 1;
-                    if let Some(next) = self.fine::<T, N, F>(st, jj, filter, sink) {
+                    if let Some(found) = self.fine::<T, N>(st, jj, filter) {
+                        let next = self.accept::<T, N, F>(st, jj, found, filter, sink);
                         st.scan = next.max(jj + 1);
                     }
                 }
@@ -66,14 +74,13 @@ impl Demodulator {
     }
 
     /// Fine preamble search over the tick phases of samples `j .. j+SPAN`,
-    /// then slicing, validation and repair.
-    fn fine<const T: usize, const N: usize, F: FnMut(&DemodFrame)>(
+    /// then slicing, validation and repair: the frame and its bit count.
+    fn fine<const T: usize, const N: usize>(
         &self,
         st: &mut DemodState,
         j: usize,
-        filter: &mut AddressFilter<N>,
-        sink: &mut F,
-    ) -> Option<usize> {
+        filter: &AddressFilter<N>,
+    ) -> Option<Found> {
         let look = usize::from(self.look);
         let c = st.c.get(j..=j + look)?;
         if !coarse_ok::<T>(c) {
@@ -128,7 +135,7 @@ impl Demodulator {
             st.stats.sliced += 1;
             let ts = abs0 + p as u64;
             if let Some(f) = self.validate(&sl, sl.bytes, 0, ts, p, T, filter) {
-                return Some(self.emit(j, f, &sl, filter, sink));
+                return Some(self.found(f, &sl, &u, p));
             }
             if let Some(slot) = kept.iter_mut().find(|k| k.is_none()) {
                 *slot = Some((p, level, sl));
@@ -137,7 +144,7 @@ impl Demodulator {
         // Repair, on both kept slices.
         for (p, _, sl) in kept.iter().flatten() {
             if let Some(f) = self.repair(sl, abs0 + *p as u64, *p, T, filter) {
-                return Some(self.emit(j, f, sl, filter, sink));
+                return Some(self.found(f, sl, &u, *p));
             }
         }
         if self.mlse && u64::from(level0) > 5 * noise6 {
@@ -153,7 +160,7 @@ impl Demodulator {
                             .or_else(|| self.repair(&sl2, ts, p, T, filter))
                         {
                             st.stats.mlse += 1;
-                            return Some(self.emit(j, f, &sl2, filter, sink));
+                            return Some(self.found(f, &sl2, &u, p));
                         }
                     }
                 }
@@ -188,7 +195,7 @@ impl Demodulator {
                 let plausible = |f: &DemodFrame| f.df() != 11 || crc::remainder(f.bytes()) == 0;
                 if let Some(f) = found.filter(plausible) {
                     st.stats.sequence += 1;
-                    return Some(self.emit(j, f, &sl2, filter, sink));
+                    return Some((f, sl2.n, None));
                 }
             }
         }
@@ -196,16 +203,114 @@ impl Demodulator {
         None
     }
 
-    /// Pass a validated frame to the sink, feed the filter, and return the
-    /// sample index after its last bit.
-    fn emit<const N: usize, F: FnMut(&DemodFrame)>(
+    /// A decoded frame, its bit count and, when cancellation is on, the
+    /// evidence of other energy under it read off its slice `sl` (phase
+    /// `p` of the window's tick integral `u`).
+    fn found(&self, f: DemodFrame, sl: &Slice, u: &[u32; U_LEN], p: usize) -> Found {
+        let ev = self.cancels().then(|| {
+            let e = |a: usize, b: usize| match (u.get(p + a), u.get(p + b)) {
+                (Some(x), Some(y)) => u64::from(y.wrapping_sub(*x)),
+                _ => 0,
+            };
+            Evidence::new(&sl.e1[..sl.n], &sl.e0[..sl.n], f.bytes(), e)
+        });
+        (f, sl.n, ev)
+    }
+
+    /// A frame decoded at trigger sample `j` with `bits` bits: if
+    /// cancellation is on and other energy lies under it, subtract it,
+    /// search again for replies that started under it before `j`, pass it
+    /// to the sink and return `j + 1` (the scan goes on through its
+    /// cleaned span); otherwise pass it on and return the sample after
+    /// its last bit.
+    fn accept<const T: usize, const N: usize, F: FnMut(&DemodFrame)>(
         &self,
+        st: &mut DemodState,
         j: usize,
-        f: DemodFrame,
-        sl: &Slice,
+        (f, bits, ev): Found,
         filter: &mut AddressFilter<N>,
         sink: &mut F,
     ) -> usize {
+        let end = j + (usize::from(f.offset) + DATA_START + bits * 2 * HALF) / T;
+        let uncovered = st.base + (j as u64) < st.cancelled_until;
+        if self.cancels() {
+            let r0 = j * T + usize::from(f.offset);
+            let noise = st.noise;
+            let ev = ev.unwrap_or_else(|| Evidence::from_history::<T>(st, r0, f.bytes()));
+            let fit = ev
+                .busy(noise)
+                .then(|| cancel::fit::<T>(st, r0, f.bytes()))
+                .flatten();
+            if let Some(fit) = fit.filter(|x| x.worth(st, noise)) {
+                cancel::subtract(st, &fit);
+                st.stats.cancelled += 1;
+                st.cancelled_until = st.cancelled_until.max(st.base + fit.hi as u64);
+                self.search_under::<T, N, F>(st, j, filter, sink);
+                self.emit(st, f, uncovered, filter, sink);
+                st.floor = st.base + j as u64 + 1;
+                return j + 1;
+            }
+        }
+        self.emit(st, f, uncovered, filter, sink);
+        st.floor = st.base + end as u64;
+        end
+    }
+
+    /// After the reply at trigger sample `js` was subtracted: every
+    /// trigger position from where a reply overlapping it could start (a
+    /// whole reply earlier, not before the scan's last resume point) up
+    /// to `js` is tried again, failed candidates included. Frames found
+    /// are subtracted too (when their fit is good) and passed on, in
+    /// order.
+    fn search_under<const T: usize, const N: usize, F: FnMut(&DemodFrame)>(
+        &self,
+        st: &mut DemodState,
+        js: usize,
+        filter: &mut AddressFilter<N>,
+        sink: &mut F,
+    ) {
+        let floor = st.floor.saturating_sub(st.base) as usize;
+        let mut k = js.saturating_sub(FRAME_TICKS / T + 1).max(floor);
+        st.last_fail = u64::MAX;
+        st.last_sequence = u64::MAX;
+        while k < js {
+            let (found, _) = trigger::<T>(&st.c, k, js, st.threshold);
+            let Some(jj) = found.map(|d| k + d) else {
+                break;
+            };
+            k = jj + 1;
+            let Some((w, bits, _)) = self.fine::<T, N>(st, jj, filter) else {
+                continue;
+            };
+            let r0 = jj * T + usize::from(w.offset);
+            if let Some(fit) = cancel::fit::<T>(st, r0, w.bytes()).filter(cancel::Fit::good) {
+                cancel::subtract(st, &fit);
+                st.stats.cancelled += 1;
+                st.cancelled_until = st.cancelled_until.max(st.base + fit.hi as u64);
+            } else {
+                k = jj + (usize::from(w.offset) + DATA_START + bits * 2 * HALF) / T;
+            }
+            self.emit(st, w, true, filter, sink);
+        }
+    }
+
+    /// Pass a validated frame to the sink (unless it repeats the last one:
+    /// a reply that a cancellation left behind) and feed the filter.
+    fn emit<const N: usize, F: FnMut(&DemodFrame)>(
+        &self,
+        st: &mut DemodState,
+        f: DemodFrame,
+        uncovered: bool,
+        filter: &mut AddressFilter<N>,
+        sink: &mut F,
+    ) {
+        let ts = f.timestamp.get();
+        let (last, last_ts) = st.last_emit;
+        if last == f.data && last_ts.abs_diff(ts) <= 2 * u64::from(self.tps) {
+            return;
+        }
+        st.last_emit = (f.data, ts);
+        st.stats.uncovered += u64::from(uncovered);
         let df = f.data[0] >> 3;
         let clean_pi = match df {
             11 => f.repaired_bits == 0 && crc::remainder(f.bytes()) == 0,
@@ -217,7 +322,5 @@ impl Demodulator {
             filter.insert(f.address, f.timestamp.get());
         }
         sink(&f);
-        let tps = usize::from(self.tps);
-        j + (usize::from(f.offset) + DATA_START + sl.n * 2 * HALF) / tps
     }
 }

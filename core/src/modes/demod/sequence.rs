@@ -279,7 +279,7 @@ impl<const T: usize> Reply<T> {
 }
 
 /// Overlap in ticks of sample `i` (ticks `[iT, iT + T)`) and `[a, a + 6)`.
-const fn overlap<const T: usize>(i: usize, a: usize) -> usize {
+pub(super) const fn overlap<const T: usize>(i: usize, a: usize) -> usize {
     let lo = if i * T > a { i * T } else { a };
     let hi = if (i + 1) * T < a + HALF {
         (i + 1) * T

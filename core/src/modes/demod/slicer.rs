@@ -38,6 +38,21 @@ const EARLY_BITS: usize = 24;
 /// Most bits of the first [`EARLY_BITS`] allowed to lack a pulse.
 const EARLY_MISSING: usize = 3;
 
+/// `T ×` the prefix sum of `c` at tick `t` (linear interpolation between
+/// samples: the power integral over ticks `[0, t)`, exact for a
+/// piecewise-constant power); 0 outside `c`. `T` is a constant, so `/`
+/// and `%` are a multiply.
+#[inline]
+pub(super) fn tick_sum<const T: usize>(c: &[u32], t: usize) -> u32 {
+    let (i, r) = (t / T, (t % T) as u32);
+    match (c.get(i), c.get(i + 1)) {
+        (Some(&a), Some(&b)) => a
+            .wrapping_mul(T as u32)
+            .wrapping_add(r.wrapping_mul(b.wrapping_sub(a))),
+        _ => 0,
+    }
+}
+
 /// Slice a reply whose first data bit starts at tick `x` of window `c`.
 ///
 /// Returns `None` for a DF that cannot be validated (unassigned codes, and
@@ -53,18 +68,7 @@ pub(super) fn slice<const T: usize>(c: &[u32], x: usize, floor: u32, ap: bool) -
         e0: [0; LONG],
     };
     let c = c.get(..(x + 2 * HALF * LONG) / T + 2)?;
-    // `T ×` the prefix sum at tick `x + h·HALF` (linear interpolation
-    // between samples); `T` is a constant, so `/` and `%` are a multiply.
-    let g = |h: usize| -> u32 {
-        let t = x + h * HALF;
-        let (i, r) = (t / T, (t % T) as u32);
-        match (c.get(i), c.get(i + 1)) {
-            (Some(&a), Some(&b)) => a
-                .wrapping_mul(T as u32)
-                .wrapping_add(r.wrapping_mul(b.wrapping_sub(a))),
-            _ => 0,
-        }
-    };
+    let g = |h: usize| tick_sum::<T>(c, x + h * HALF);
     // Bits `from..to`: half energies into `s`; returns the bits (bit `k`
     // at position `127 − k`) and the number of bits with no half above
     // `floor`.

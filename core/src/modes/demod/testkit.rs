@@ -30,6 +30,23 @@ pub(super) fn run_blocks(
     (out, st.stats())
 }
 
+/// Feed `bytes` split at the byte offsets `cuts` (any order, clamped to
+/// the length), then finish: the frames.
+pub(super) fn run_cuts(d: &Demodulator, bytes: &[u8], cuts: Vec<usize>) -> Vec<DemodFrame> {
+    let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(bytes.len())).collect();
+    cuts.sort_unstable();
+    let mut st = DemodState::new();
+    let mut f = Filter::new(Filter::DEFAULT_TTL);
+    let mut out = Vec::new();
+    let mut prev = 0;
+    for c in cuts.into_iter().chain([bytes.len()]) {
+        d.process(&mut st, &mut f, &bytes[prev..c], |fr| out.push(*fr));
+        prev = c;
+    }
+    d.finish(&mut st, &mut f, |fr| out.push(*fr));
+    out
+}
+
 /// Every output frame is valid for its format after its repairs: known
 /// DF, CRC remainder 0 (DF17/18) or an interrogator code (DF11), and for
 /// AP formats an address seen earlier in an unrepaired DF11/17/18.
