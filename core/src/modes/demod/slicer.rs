@@ -143,33 +143,35 @@ impl Slice {
     /// The `k` least confident bit positions (smallest `|E₁ − E₀|`), most
     /// doubtful first.
     pub(super) fn weakest(&self, k: usize) -> Weak {
-        let k = k.min(crc::MAX_CANDIDATES);
+        let k = k.min(crc::MAX_CANDIDATES).min(self.n);
         let mut w = Weak {
             pos: [0; crc::MAX_CANDIDATES],
             len: 0,
         };
-        let mut conf = [u32::MAX; crc::MAX_CANDIDATES];
         if k == 0 {
             return w;
         }
-        for (i, (&a, &b)) in self.e1[..self.n].iter().zip(&self.e0[..self.n]).enumerate() {
-            let cf = a.abs_diff(b);
-            if w.len == k && cf >= conf[k - 1] {
-                continue;
-            }
-            // Insert keeping `conf` ascending.
-            let mut at = w.len.min(k - 1);
-            while at > 0 && conf[at - 1] > cf {
-                conf[at] = conf[at - 1];
-                w.pos[at] = w.pos[at - 1];
-                at -= 1;
-            }
-            conf[at] = cf;
-            w.pos[at] = i as u8;
-            if w.len < k {
-                w.len += 1;
-            }
+        // Keys `confidence · 256 + position`: distinct, and ordered as the
+        // bits are wanted (ties go to the earlier bit). Select the `k`
+        // smallest (linear on average), then sort those.
+        let mut keys = [0u64; LONG];
+        for (i, (key, (&a, &b))) in keys
+            .iter_mut()
+            .zip(self.e1[..self.n].iter().zip(&self.e0[..self.n]))
+            .enumerate()
+        {
+            *key = u64::from(a.abs_diff(b)) << 8 | i as u64;
         }
+        let keys = &mut keys[..self.n];
+        if k < keys.len() {
+            keys.select_nth_unstable(k - 1);
+        }
+        let keys = &mut keys[..k];
+        keys.sort_unstable();
+        for (p, key) in w.pos.iter_mut().zip(keys.iter()) {
+            *p = *key as u8;
+        }
+        w.len = k;
         w
     }
 }
