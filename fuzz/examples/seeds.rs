@@ -158,7 +158,8 @@ impl DemodSeed<'_> {
             .with_mlse(f & 2 == 0)
             .with_two_bit_repair(f & 4 != 0)
             .with_soft_repair(8, (f >> 4) & 3)
-            .with_ap_repair(if f & 64 != 0 { 0 } else { 4 });
+            .with_ap_repair(if f & 64 != 0 { 0 } else { 8 })
+            .with_known_es_repair(if f & 128 != 0 { 64 } else { 0 }, 6);
         let mut st = DemodState::new();
         let mut filter = AddressFilter::<16>::new(AddressFilter::<16>::DEFAULT_TTL);
         if self.flags & 1 != 0 {

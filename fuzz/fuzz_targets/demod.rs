@@ -16,7 +16,7 @@
 //! | byte | meaning |
 //! |---|---|
 //! | 0 | rate: `b % 6` selects 2.4, 2.0, 3, 4, 6, 12 MS/s |
-//! | 1 | flags: bit 0 pre-seed the address filter, bit 1 sequence second chances (MLSE, amplitude search) off, bit 2 exhaustive 2-bit repair, bit 3 fixed-size blocks instead of cut points, bits 4–5 soft-repair flips (0–3), bit 6 AP repair off, bit 7 AP pair repair off |
+//! | 1 | flags: bit 0 pre-seed the address filter, bit 1 sequence second chances (MLSE, amplitude search) off, bit 2 exhaustive 2-bit repair, bit 3 fixed-size blocks instead of cut points, bits 4–5 soft-repair flips (0–3), bit 6 known-address repair (AP formats, DF11 beyond one bit) off, bit 7 DF17/18 known-address repair beyond the soft flips on |
 //! | 2–7 | three little-endian `u16` cut points (taken modulo the I/Q length), or with flag bit 3 the block size `b[2] + 1` |
 //! | 8–10 | the pre-seeded address (big-endian, 24 bits) |
 #![no_main]
@@ -25,6 +25,11 @@ use airwaves_core::modes::crc;
 use airwaves_core::modes::demod::{AddressFilter, DemodFrame, DemodState, Demodulator};
 use libfuzzer_sys::fuzz_target;
 
+/// Most flips of the known-address search of AP formats and DF11 (the
+/// demodulator's default).
+const AP_FLIPS: u8 = 4;
+/// Most flips of the DF17/18 known-address search, when flag bit 7 is on.
+const ES_FLIPS: u8 = 6;
 /// Bytes of the control header before the I/Q bytes.
 const HEADER: usize = 11;
 /// The supported rates, selected by header byte 0.
@@ -98,18 +103,27 @@ fn check(frames: &[DemodFrame], demod: &Demodulator, seed: Option<u32>, max_rep:
             17 | 18 => {
                 assert_eq!(rem, 0, "{f:?}");
                 assert_eq!(f.address, aa, "{f:?}");
+                // Beyond the soft repair's 3 flips only to a known AA.
+                if f.repaired_bits > 3 {
+                    assert!(known.contains(&aa), "DF{df} AA not known: {f:?}");
+                }
             }
             11 => {
                 assert!(rem < 80, "{f:?}");
-                // Repair assumes interrogator code 0, and flips one bit.
+                // Repair assumes interrogator code 0; beyond one bit only
+                // towards a known AA, with at most the AP search's flips.
                 if f.repaired_bits > 0 {
-                    assert_eq!((rem, f.repaired_bits), (0, 1), "{f:?}");
+                    assert_eq!(rem, 0, "{f:?}");
+                }
+                if f.repaired_bits > 1 {
+                    assert!(f.repaired_bits <= AP_FLIPS, "{f:?}");
+                    assert!(known.contains(&aa), "DF11 AA not known: {f:?}");
                 }
                 assert_eq!(f.address, aa, "{f:?}");
             }
             0 | 4 | 5 | 16 | 20 | 21 | 24..=31 => {
-                // One flip, or a pair among the least confident bits.
-                assert!(f.repaired_bits <= 2, "{f:?}");
+                // The likelihood-ordered search: at most its flips.
+                assert!(f.repaired_bits <= AP_FLIPS, "{f:?}");
                 assert_eq!(rem, f.address, "{f:?}");
                 assert!(known.contains(&rem), "AP address not known: {f:?}");
             }
@@ -135,18 +149,20 @@ fuzz_target!(|data: &[u8]| {
     let flags = head[1];
     let soft_flips = (flags >> 4) & 3;
     let two_bit = flags & 4 != 0;
+    let (ap, es) = (flags & 64 == 0, flags & 128 != 0);
     let demod = Demodulator::new(rate)
         .expect("supported rate")
         .with_mlse(flags & 2 == 0)
         .with_two_bit_repair(two_bit)
         .with_soft_repair(8, soft_flips)
-        .with_ap_repair(if flags & 64 != 0 { 0 } else { 4 })
-        .with_ap_pair_repair(if flags & 128 != 0 { 0 } else { 8 });
+        .with_ap_repair(if ap { 8 } else { 0 })
+        .with_known_es_repair(if es { 64 } else { 0 }, ES_FLIPS);
     let seed = (flags & 1 != 0).then(|| u32::from_be_bytes([0, head[8], head[9], head[10]]));
-    let ap_pairs = flags & (64 | 128) == 0;
     let max_rep = 1
         .max(soft_flips)
-        .max(if two_bit || ap_pairs { 2 } else { 0 });
+        .max(if two_bit { 2 } else { 0 })
+        .max(if ap { AP_FLIPS } else { 0 })
+        .max(if es { ES_FLIPS } else { 0 });
 
     let whole = run(&demod, seed, core::iter::once(iq));
     check(&whole, &demod, seed, max_rep, (iq.len() / 2) as u64);

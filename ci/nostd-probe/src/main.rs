@@ -308,6 +308,15 @@ fn mode_s() {
     keep(crc::repair(&mut msg, bb(0), 2));
     keep(crc::repair_single(&mut msg, bb(0)));
     keep(crc::repair_within(&mut msg, bb(0), &[40, 41, 50], 2));
+    keep(crc::repair_likeliest(
+        &mut msg,
+        bb(0),
+        &[40, 41, 50],
+        &[1, 2, 3],
+        4,
+        bb(64),
+        |r, _| r == 0,
+    ));
     keep((
         altitude::decode_ac13(bb(0x1030)),
         altitude::decode_ac12(bb(0x3B)),
@@ -706,6 +715,8 @@ fn demod() {
         .with_two_bit_repair(bb(false))
         .with_soft_repair(bb(8), 2)
         .with_ap_repair(bb(4))
+        .with_ap_search(bb(64), 4)
+        .with_known_es_repair(bb(0), 6)
         .with_mlse(bb(true))
         .with_trigger(bb(48));
     let mut st = DemodState::new();

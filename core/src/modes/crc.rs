@@ -560,11 +560,266 @@ pub fn repair_within(msg: &mut [u8], syndrome: u32, candidates: &[u8], max_bits:
     Some(e.count())
 }
 
+/// Most flip sets [`repair_likeliest`] examines in one call.
+pub const MAX_SETS: usize = 128;
+
+/// Most bits [`repair_likeliest`] flips.
+pub const MAX_LIKELY_BITS: u8 = 6;
+
+/// Likelihood-ordered soft-decision repair: examine the flip sets of at
+/// most `max_bits` (≤ [`MAX_LIKELY_BITS`]) of the `candidates` in
+/// increasing total cost, the first `max_sets` (≤ [`MAX_SETS`]) of them,
+/// and flip in `msg` (7 or 14 bytes) the one set that `accept` takes.
+///
+/// `costs[i]` is the cost of flipping `candidates[i]`: the bit's
+/// log-likelihood ratio up to a factor common to the frame (the demodulator
+/// passes `|E₁ − E₀|`, see `demod::repair`), so a set's cost, the sum of
+/// its bits' costs, orders the sets by the probability that they are the
+/// frame's errors, most probable first. `accept(residual, bits)` gets the
+/// syndrome left after the flips (`syndrome` XOR the bits'
+/// [`syndrome_of_bit`]) and the set's positions; it says whether the
+/// repaired frame validates (remainder 0, or a known address).
+///
+/// Returns the number of bits flipped, or `None` (with `msg` untouched)
+/// when no examined set is accepted, or when two are (ambiguous): a second
+/// accepted set among the `max_sets` most likely leaves no margin to trust
+/// the first. Candidates in the DF field, beyond the frame, or repeated are
+/// skipped; only the first [`MAX_CANDIDATES`] usable ones count.
+///
+/// Sets are enumerated best-first from a binary heap of at most
+/// `max_sets + 1` keys (`cost << 24 | candidate mask`, 8 bytes each, on the
+/// stack: 1 KiB at [`MAX_SETS`]): with the candidates sorted by cost, the
+/// successors of a set whose largest index is `t` are the set plus `t + 1`
+/// and the set with `t` replaced by `t + 1`; each subset is reached exactly
+/// once, never before a cheaper one. Cost: about `max_sets · (2 log₂
+/// max_sets + max_bits)` steps plus the `accept` calls. A random syndrome
+/// is accepted by a set with probability `P` (`2⁻²⁴` for remainder 0,
+/// `A·2⁻²⁴` for one of `A` known addresses), so a frame that cannot be
+/// repaired yields a false one with probability at most `max_sets · P`.
+///
+/// ```
+/// use airwaves_core::modes::crc::{remainder, repair_likeliest};
+/// let good = [0x8D, 0x40, 0x6B, 0x90, 0x20, 0x15, 0xA6, 0x78, 0xD4, 0xD2, 0x20, 0xAA, 0x4B, 0xDA];
+/// let mut m = good;
+/// for bit in [20usize, 50, 77, 90] {
+///     m[bit / 8] ^= 0x80 >> (bit % 8);
+/// }
+/// let weak = [9u8, 77, 33, 20, 101, 50, 90];
+/// let cost = [1u32, 2, 3, 4, 5, 6, 7];
+/// let s = remainder(&m);
+/// assert_eq!(repair_likeliest(&mut m, s, &weak, &cost, 4, 128, |r, _| r == 0), Some(4));
+/// assert_eq!(m, good);
+/// ```
+pub fn repair_likeliest(
+    msg: &mut [u8],
+    syndrome: u32,
+    candidates: &[u8],
+    costs: &[u32],
+    max_bits: u8,
+    max_sets: usize,
+    mut accept: impl FnMut(u32, &[u8]) -> bool,
+) -> Option<u8> {
+    let n = frame_bits(msg.len())?;
+    let max_bits = u32::from(max_bits.min(MAX_LIKELY_BITS));
+    let max_sets = max_sets.min(MAX_SETS);
+    // Usable candidates, sorted by cost (insertion sort, at most 24).
+    let mut pos = [0u8; MAX_CANDIDATES];
+    let mut syn = [0u32; MAX_CANDIDATES];
+    let mut cost = [0u32; MAX_CANDIDATES];
+    let mut m = 0usize;
+    for (&c, &w) in candidates.iter().zip(costs) {
+        let cu = usize::from(c);
+        if m == MAX_CANDIDATES || cu < PROTECTED_BITS || cu >= n || pos[..m].contains(&c) {
+            continue;
+        }
+        let mut at = m;
+        while at > 0 && cost[at - 1] > w {
+            (pos[at], syn[at], cost[at]) = (pos[at - 1], syn[at - 1], cost[at - 1]);
+            at -= 1;
+        }
+        (pos[at], syn[at], cost[at]) = (c, syndrome_of_bit(n, cu), w);
+        m += 1;
+    }
+    if m == 0 || max_bits == 0 {
+        return None;
+    }
+    let mut heap = Heap {
+        keys: [0; MAX_SETS + 1],
+        len: 0,
+    };
+    let key = |c: u64, mask: u32| c << 24 | u64::from(mask);
+    heap.push(key(u64::from(cost[0]), 1));
+    let mut found: Option<u32> = None;
+    for _ in 0..max_sets {
+        let Some(k) = heap.pop() else { break };
+        let (c, mask) = (k >> 24, (k & 0xFF_FFFF) as u32);
+        let top = (31 - mask.leading_zeros()) as usize;
+        if let Some(&next) = cost[..m].get(top + 1) {
+            let bit = 1 << (top + 1);
+            if mask.count_ones() < max_bits {
+                heap.push(key(c + u64::from(next), mask | bit));
+            }
+            heap.push(key(
+                c - u64::from(cost[top]) + u64::from(next),
+                mask ^ 1 << top | bit,
+            ));
+        }
+        let mut bits = [0u8; MAX_LIKELY_BITS as usize];
+        let (mut s, mut b, mut rest) = (syndrome, 0, mask);
+        while rest != 0 && b < bits.len() {
+            let i = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            s ^= syn[i];
+            bits[b] = pos[i];
+            b += 1;
+        }
+        if accept(s & MASK24, &bits[..b]) {
+            if found.is_some() {
+                return None; // ambiguous
+            }
+            found = Some(mask);
+        }
+    }
+    let mut rest = found?;
+    let count = rest.count_ones() as u8;
+    while rest != 0 {
+        flip(msg, usize::from(pos[rest.trailing_zeros() as usize]));
+        rest &= rest - 1;
+    }
+    Some(count)
+}
+
+/// A fixed-capacity binary min-heap of `u64` keys for [`repair_likeliest`].
+struct Heap {
+    keys: [u64; MAX_SETS + 1],
+    len: usize,
+}
+
+impl Heap {
+    /// Insert `k`; a full heap drops it (cannot happen: each of at most
+    /// [`MAX_SETS`] pops pushes at most two keys onto one).
+    fn push(&mut self, k: u64) {
+        if self.len >= self.keys.len() {
+            return;
+        }
+        // Move parents down into the hole until `k` fits.
+        let mut i = self.len;
+        self.len += 1;
+        while i > 0 {
+            let up = (i - 1) / 2;
+            let parent = self.keys[up];
+            if parent <= k {
+                break;
+            }
+            self.keys[i] = parent;
+            i = up;
+        }
+        self.keys[i] = k;
+    }
+
+    /// Remove and return the smallest key.
+    fn pop(&mut self) -> Option<u64> {
+        let n = self.len.checked_sub(1)?;
+        let top = self.keys[0];
+        let last = self.keys[n];
+        self.len = n;
+        // Move the smaller child up into the hole until `last` fits.
+        let mut i = 0;
+        loop {
+            let l = 2 * i + 1;
+            if l >= n {
+                break;
+            }
+            let c = if l + 1 < n && self.keys[l + 1] < self.keys[l] {
+                l + 1
+            } else {
+                l
+            };
+            let child = self.keys[c];
+            if child >= last {
+                break;
+            }
+            self.keys[i] = child;
+            i = c;
+        }
+        self.keys[i] = last;
+        Some(top)
+    }
+}
+
 #[cfg(test)]
 mod test {
     extern crate std;
     use super::*;
     use std::vec::Vec;
+
+    /// `repair_likeliest` visits every set of at most `max_bits` of the
+    /// candidates once, in non-decreasing cost, and stops at `max_sets`.
+    #[test]
+    fn test_repair_likeliest_order() {
+        let mut msg = [
+            0x8Du8, 0x40, 0x6B, 0x90, 0x20, 0x15, 0xA6, 0x78, 0xD4, 0xD2, 0x20, 0xAA, 0x4B, 0xDA,
+        ];
+        let cand = [50u8, 9, 77, 33, 20, 101, 64, 12];
+        let cost = [7u32, 3, 12, 3, 30, 1, 9, 22];
+        let cost_of = |b: u8| cost[cand.iter().position(|&c| c == b).unwrap()];
+        let mut seen: Vec<(u32, Vec<u8>)> = Vec::new();
+        let r = repair_likeliest(&mut msg, 1, &cand, &cost, 3, MAX_SETS, |_, bits| {
+            let mut v = bits.to_vec();
+            v.sort_unstable();
+            seen.push((v.iter().map(|&b| cost_of(b)).sum(), v));
+            false
+        });
+        assert_eq!(r, None);
+        assert_eq!(seen.len(), 8 + 28 + 56);
+        assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0), "{seen:?}");
+        let mut sets: Vec<_> = seen.iter().map(|s| s.1.clone()).collect();
+        sets.sort();
+        sets.dedup();
+        assert_eq!(sets.len(), 92);
+        // The first 20 only.
+        let mut n = 0;
+        repair_likeliest(&mut msg, 1, &cand, &cost, 3, 20, |_, _| {
+            n += 1;
+            false
+        });
+        assert_eq!(n, 20);
+    }
+
+    /// The cheapest accepted set wins only when it is the only one.
+    #[test]
+    fn test_repair_likeliest_ambiguity() {
+        let good = [
+            0x8Du8, 0x40, 0x6B, 0x90, 0x20, 0x15, 0xA6, 0x78, 0xD4, 0xD2, 0x20, 0xAA, 0x4B, 0xDA,
+        ];
+        let mut m = good;
+        for bit in [20usize, 50, 77] {
+            flip(&mut m, bit);
+        }
+        let s = remainder(&m);
+        let cand = [9u8, 77, 33, 20, 101, 50];
+        let cost = [100u32, 2, 100, 3, 100, 4];
+        // A decoy: the set {9, 33} "validates" too (residual check by set).
+        let decoy = |r: u32, bits: &[u8]| r == 0 || bits == [9, 33] || bits == [33, 9];
+        let mut a = m;
+        // {77, 20, 50} costs 9 and comes first; {9, 33} costs 200.
+        assert_eq!(
+            repair_likeliest(&mut a, s, &cand, &cost, 3, 8, decoy),
+            Some(3)
+        );
+        assert_eq!(a, good);
+        let mut a = m;
+        assert_eq!(
+            repair_likeliest(&mut a, s, &cand, &cost, 3, 64, decoy),
+            None
+        );
+        assert_eq!(a, m);
+        // Too few flips allowed.
+        assert_eq!(
+            repair_likeliest(&mut a, s, &cand, &cost, 2, 64, |r, _| r == 0),
+            None
+        );
+    }
 
     use crate::testing::hex;
 
