@@ -297,6 +297,7 @@ mod test {
         assert!(last.abs() < 1e-38, "{last}");
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_resampler_rates() {
         let r = AudioResampler::new(300_000, 16, 48_000).unwrap();

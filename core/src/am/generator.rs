@@ -356,6 +356,7 @@ mod test {
         assert_eq!(a, b);
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_fading_depth() {
         // 20 dB fades at 2 Hz: full amplitude at t = 0, a tenth at 0.25 s.

@@ -712,6 +712,7 @@ mod test {
         assert!((h.magnitude(1000.0 / 48_000.0) - 2.0).abs() < 1e-9);
     }
 
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_df1_equals_df2t() {
         let n = if cfg!(miri) { 64 } else { 4096 };

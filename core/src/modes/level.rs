@@ -298,6 +298,7 @@ mod test {
     use super::*;
 
     /// Magnitudes against the f64 definition over the whole byte square.
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_magnitude_against_f64() {
         for i in 0..=255u8 {
@@ -363,6 +364,7 @@ mod test {
 
     /// The loud test on powers agrees with the magnitude's at every
     /// threshold.
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_loud_power_threshold() {
         for loud in [1u8, 100, 200, 243, 254, 255] {

@@ -556,6 +556,7 @@ mod tests {
     /// sample, the rest the model's error: the start rounded to a tick)
     /// and nothing else is found under it; a reply 8 dB weaker under it
     /// is what the residual holds.
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_fit_takes_reply_out() {
         for (rate, tps) in [(2_400_000u32, 5usize), (2_000_000, 6)] {

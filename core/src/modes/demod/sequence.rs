@@ -486,6 +486,7 @@ mod tests {
 
     /// Noiseless box-shaped preambles: the fit finds the start to the tick
     /// at every sub-sample phase, at 2.0, 2.4 and 3 MS/s.
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_fit_phase_exact() {
         fn check<const T: usize>() {
@@ -509,6 +510,7 @@ mod tests {
     /// A DF17 reply at 2.0 MS/s sampled half a sample off, 20 dB: the
     /// energy slicer cannot read its runs of equal bits, the sequence
     /// estimator reads every bit. Six draws.
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_half_sample_reply_read_whole() {
         const T: usize = 6;
@@ -530,6 +532,7 @@ mod tests {
     }
 
     /// Noise alone is not taken for a reply.
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_noise_rejected() {
         for seed in 1..=20 {
