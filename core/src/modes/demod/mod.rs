@@ -90,8 +90,13 @@
 //!    pulses in one sample add in amplitude (one carrier), at the timing
 //!    of the best fit to the preamble and a tick either side
 //!    (module `sequence`): it reads replies sampled half a
-//!    sample off at 2.0 MS/s, whose half-bit energies tie. Each is
-//!    validated and repaired again.
+//!    sample off at 2.0 MS/s, whose half-bit energies tie. The first
+//!    24 bits are read at all three timings; the whole reply only at
+//!    the fitted one and at the neighbour whose first bits the model
+//!    fits better, if one does (reading all three in full found 0.2
+//!    points more of the replies at 1,500 replies/s, 40.7 against
+//!    40.5 %, for 3.6 instructions per sample more). Each is validated
+//!    and repaired again.
 //! 10. After a valid frame, scanning resumes after its last bit; after a
 //!     failure it resumes one sample later, so a reply starting inside a
 //!     garbled one still gets its chance (the same preamble is not sliced

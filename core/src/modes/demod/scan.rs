@@ -7,7 +7,7 @@ use super::cancel::Evidence;
 use super::history::DemodState;
 use super::mlse::Prior;
 use super::preamble::{U_LEN, centroid_phase, coarse_ok, preamble_score, tick_integral, trigger};
-use super::sequence::{Rejected, fit_phase, sequence_slice};
+use super::sequence::{Rejected, fit_phase, sequence_fit, sequence_slice};
 use super::slicer::{Slice, slice};
 use super::{
     AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, FRAME_TICKS, HALF, SPAN, cancel, crc,
@@ -166,10 +166,12 @@ impl Demodulator {
                 }
             }
             // Sequence estimation on the sample amplitudes, at the timing
-            // of the best box fit to the preamble and a tick either side
+            // of the best box fit to the preamble or a tick either side
             // (whether or not a plain slice passed its checks: straddled
             // replies often fail them). Each preamble once; the next
-            // timings only if the first looks like a reply.
+            // timings only if the first looks like a reply. The first
+            // bits are read at each timing, the whole reply only at the
+            // one whose first bits the model fits best.
             let fitted = fit_phase::<T>(c, st.noise).filter(|&q| {
                 let fresh = abs0 + q as u64 != st.last_sequence;
                 st.last_sequence = abs0 + q as u64;
@@ -178,11 +180,31 @@ impl Demodulator {
             let near = fitted
                 .into_iter()
                 .flat_map(|q| [q, q.wrapping_sub(1), q + 1]);
-            for pf in near.filter(|&q| q < SPAN * T) {
-                let sl2 = match sequence_slice::<T>(c, pf, st.noise, !filter.is_empty()) {
-                    Ok(sl2) => sl2,
+            let ap = !filter.is_empty();
+            // Read in full: the timing whose first bits fit best, and the
+            // fitted timing too if that is another.
+            let mut reads: [Option<(f32, usize)>; 2] = [None, None];
+            for (i, pf) in near.filter(|&q| q < SPAN * T).enumerate() {
+                match sequence_fit::<T>(c, pf, st.noise, ap) {
+                    Ok(fit) if i == 0 => reads[0] = Some((fit, pf)),
+                    Ok(fit) if reads[1].is_none_or(|(best, _)| fit < best) => {
+                        reads[1] = Some((fit, pf));
+                    }
+                    Ok(_) => {}
                     Err(Rejected::NotReply) => break,
                     Err(_) => continue,
+                }
+            }
+            if let [Some(q), Some(side)] = reads {
+                if side.0 < q.0 {
+                    reads = [Some(side), Some(q)];
+                } else {
+                    reads[1] = None;
+                }
+            }
+            for (_, pf) in reads.into_iter().flatten() {
+                let Ok(sl2) = sequence_slice::<T>(c, pf, st.noise, ap) else {
+                    continue;
                 };
                 let ts = abs0 + pf as u64;
                 let found = self

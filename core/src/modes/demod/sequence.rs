@@ -40,6 +40,10 @@
 //! [`NULL_GAIN`] × `N` per sample better than noise alone. Replies with
 //! clipped samples skip the residual gates.
 //!
+//! [`sequence_fit`] is that first part alone, the least cost per sample of
+//! the first bits relative to [`gate`]: the scan reads the whole reply
+//! only at the timings that fit best.
+//!
 //! Only at 3, 2.4 and 2.0 MS/s (`T` = 4 … 6): at 6 and 12 MS/s a pulse
 //! covers two or more whole samples and slicing energies loses nothing.
 //!
@@ -68,6 +72,10 @@ const MIN_T: usize = 4;
 /// Samples of the longest window read.
 const MAX_SAMPLES: usize = (SPAN * HALF + FRAME_TICKS).div_ceil(MIN_T) + 1;
 
+/// Samples of the window up to the end of bit [`EARLY_BITS`]: all that
+/// [`sequence_fit`] reads.
+const EARLY_SAMPLES: usize = (SPAN * HALF + DATA_START + EARLY_BITS * 2 * HALF).div_ceil(MIN_T) + 1;
+
 /// Bits decided before the residual check.
 pub(super) const EARLY_BITS: usize = 24;
 
@@ -91,13 +99,13 @@ fn gate(noise: f32, a: f32) -> f32 {
 /// One candidate reply: its sample amplitudes, which pulses each sample
 /// overlaps, and the expected amplitude for each overlap at the current
 /// `A`.
-struct Reply<const T: usize> {
+struct Reply<const T: usize, const S: usize> {
     /// `√m` of the window's samples (those read so far).
-    y: [f32; MAX_SAMPLES],
+    y: [f32; S],
     /// Per sample, ticks overlapped by: the pulse of a `1` in the bit the
     /// sample belongs to, the pulse of a `0` there, the pulse of a `0` in
     /// the bit before.
-    ov: [[u8; 3]; MAX_SAMPLES],
+    ov: [[u8; 3]; S],
     /// First sample of each bit (and the end of the last).
     first: [u16; LONG + 1],
     /// Noise power per sample.
@@ -106,11 +114,9 @@ struct Reply<const T: usize> {
     clipped: bool,
     /// `√((A·ov/T)² + N)` for `ov = 0 ..= 6`.
     mu: [f32; HALF + 1],
-    /// Bit costs of the last search ([`Reply::bit_costs`] per bit).
-    costs: [[f32; 4]; LONG],
 }
 
-impl<const T: usize> Reply<T> {
+impl<const T: usize, const S: usize> Reply<T, S> {
     /// A candidate starting at tick `p` of window `c` (prefix sums), with
     /// the samples of the preamble and of its first `bits` bits read;
     /// `None` if the window is too short or `T < 4`.
@@ -119,21 +125,15 @@ impl<const T: usize> Reply<T> {
             return None;
         }
         let x = p + DATA_START;
-        let len = (x + LONG * 2 * HALF).div_ceil(T).min(MAX_SAMPLES);
-        c.get(..=len)?;
+        c.get(..=(x + LONG * 2 * HALF).div_ceil(T).min(MAX_SAMPLES))?;
         let mut r = Self {
-            y: [0.0; MAX_SAMPLES],
-            ov: [[0; 3]; MAX_SAMPLES],
+            y: [0.0; S],
+            ov: [[0; 3]; S],
             first: [0; LONG + 1],
             noise: noise as f32,
             clipped: false,
             mu: [0.0; HALF + 1],
-            costs: [[0.0; 4]; LONG],
         };
-        // Sample i belongs to the bit holding its last tick iT + T − 1.
-        for (k, f) in r.first.iter_mut().enumerate() {
-            *f = ((x + 12 * k + 1).saturating_sub(T).div_ceil(T)).min(len) as u16;
-        }
         r.read(c, 0, x, 0, bits);
         Some(r)
     }
@@ -141,6 +141,11 @@ impl<const T: usize> Reply<T> {
     /// Read samples `[from, first of bit `to`)`: their amplitudes, and
     /// the pulse overlaps of bits `k0 .. to` (data from tick `x`).
     fn read(&mut self, c: &[u32], from: usize, x: usize, k0: usize, to: usize) {
+        // Sample i belongs to the bit holding its last tick iT + T − 1.
+        let len = (x + LONG * 2 * HALF).div_ceil(T).min(S);
+        for (k, f) in self.first.iter_mut().enumerate().take(to + 1).skip(k0) {
+            *f = ((x + 12 * k + 1).saturating_sub(T).div_ceil(T)).min(len) as u16;
+        }
         let end = usize::from(self.first[to]);
         if let Some(w) = c.get(from..=end) {
             for (y, m) in self.y[from..end].iter_mut().zip(w.windows(2)) {
@@ -221,13 +226,14 @@ impl<const T: usize> Reply<T> {
         c
     }
 
-    /// The least-cost sequence of `n` bits and its cost.
-    fn viterbi(&mut self, n: usize) -> ([u8; 14], f32) {
+    /// The least-cost sequence of `n` bits and its cost; each bit's
+    /// [`bit_costs`](Self::bit_costs) into `costs` (at least `n` long).
+    fn viterbi(&self, n: usize, costs: &mut [[f32; 4]]) -> ([u8; 14], f32) {
         let mut pm = [f32::INFINITY, 0.0]; // virtual previous bit 1
         let mut back = [0u8; LONG];
-        for (k, back) in back[..n].iter_mut().enumerate() {
+        for ((k, back), cost) in back[..n].iter_mut().enumerate().zip(costs.iter_mut()) {
             let c = self.bit_costs(k);
-            self.costs[k] = c;
+            *cost = c;
             let mut next = [0.0f32; 2];
             for cur in 0..2 {
                 let (via0, via1) = (pm[0] + c[cur], pm[1] + c[2 + cur]);
@@ -261,17 +267,17 @@ impl<const T: usize> Reply<T> {
         (sxx > 0.0 && sxy > 0.0).then(|| sxy / sxx * T as f32)
     }
 
-    /// Margin of bit `k`: the cost of flipping it alone (from the costs
-    /// of the last search, which must have covered `n` bits).
-    fn margin(&self, n: usize, bits: &[u8; 14], k: usize) -> f32 {
+    /// Margin of bit `k`: the cost of flipping it alone (from the bit
+    /// `costs` of the search that decided the `n` bits).
+    fn margin(costs: &[[f32; 4]; LONG], n: usize, bits: &[u8; 14], k: usize) -> f32 {
         let at = |prev: bool, cur: bool| 2 * usize::from(prev) + usize::from(cur);
         let prev = k == 0 || bit(bits, k - 1);
         let cur = bit(bits, k);
-        let c = self.costs[k];
+        let c = costs[k];
         let mut d = c[at(prev, !cur)] - c[at(prev, cur)];
         if k + 1 < n {
             let next = bit(bits, k + 1);
-            let c = self.costs[k + 1];
+            let c = costs[k + 1];
             d += c[at(!cur, next)] - c[at(cur, next)];
         }
         d
@@ -368,27 +374,24 @@ pub(super) fn fit_phase<const T: usize>(c: &[u32], noise: u32) -> Option<usize> 
     (!bad).then_some(p)
 }
 
-/// Slice the reply whose preamble starts at tick `p` of window `c` by
-/// sequence estimation on the sample amplitudes (`noise`: noise power per
-/// sample). `None` for a DF that cannot be validated (AP formats only
-/// when `ap`), a window too short, or `T < 2`. The half-bit energies of
-/// the slice are synthetic: the pulse energy `6A²` (at most full scale)
-/// in the half decided on
-/// and that less the bit's margin (the cost of flipping it alone, relative
-/// to `A²`, at most 1) in the other, so the repair's ordering by
-/// confidence and the signal level carry over.
-pub(super) fn sequence_slice<const T: usize>(
+/// The first [`EARLY_BITS`] bits of the reply whose preamble starts at
+/// tick `p` of window `c`: the candidate with its samples read that far,
+/// the preamble's amplitude `A`, the frame's length in bits and the fit's
+/// least cost per sample relative to [`gate`] (below 1 for every reply
+/// that is not clipped; lower is a better fit). See [`sequence_slice`].
+fn early<const T: usize, const S: usize>(
     c: &[u32],
     p: usize,
     noise: u32,
     ap: bool,
-) -> Result<Slice, Rejected> {
-    let mut r = Reply::<T>::new(c, p, noise, EARLY_BITS).ok_or(Rejected::Window)?;
-    let mut a = r.preamble_amplitude(p).ok_or(Rejected::NotReply)?;
+) -> Result<(Reply<T, S>, f32, usize, f32), Rejected> {
+    let mut r = Reply::<T, S>::new(c, p, noise, EARLY_BITS).ok_or(Rejected::Window)?;
+    let a = r.preamble_amplitude(p).ok_or(Rejected::NotReply)?;
     r.set_amplitude(a);
-    let (early, cost) = r.viterbi(EARLY_BITS);
+    let (early, cost) = r.viterbi(EARLY_BITS, &mut [[0.0; 4]; EARLY_BITS]);
     let samples = usize::from(r.first[EARLY_BITS] - r.first[0]).max(1);
-    if !r.clipped && cost > gate(r.noise, a) * samples as f32 {
+    let fit = cost / (gate(r.noise, a) * samples as f32);
+    if !r.clipped && fit > 1.0 {
         return Err(Rejected::NotReply);
     }
     // The reply must explain the samples better than noise alone does.
@@ -418,13 +421,47 @@ pub(super) fn sequence_slice<const T: usize>(
         }
         _ => return Err(Rejected::Format),
     };
+    Ok((r, a, n, fit))
+}
+
+/// How well the sequence model fits the first [`EARLY_BITS`] bits of the
+/// reply whose preamble starts at tick `p` (the least cost per sample
+/// relative to the gate, lower is better), or why it is no candidate:
+/// the cheap first half of [`sequence_slice`], to choose among timings
+/// before reading a whole reply at one of them.
+pub(super) fn sequence_fit<const T: usize>(
+    c: &[u32],
+    p: usize,
+    noise: u32,
+    ap: bool,
+) -> Result<f32, Rejected> {
+    early::<T, EARLY_SAMPLES>(c, p, noise, ap).map(|(.., fit)| fit)
+}
+
+/// Slice the reply whose preamble starts at tick `p` of window `c` by
+/// sequence estimation on the sample amplitudes (`noise`: noise power per
+/// sample). `None` for a DF that cannot be validated (AP formats only
+/// when `ap`), a window too short, or `T < 2`. The half-bit energies of
+/// the slice are synthetic: the pulse energy `6A²` (at most full scale)
+/// in the half decided on
+/// and that less the bit's margin (the cost of flipping it alone, relative
+/// to `A²`, at most 1) in the other, so the repair's ordering by
+/// confidence and the signal level carry over.
+pub(super) fn sequence_slice<const T: usize>(
+    c: &[u32],
+    p: usize,
+    noise: u32,
+    ap: bool,
+) -> Result<Slice, Rejected> {
+    let (mut r, mut a, n, _) = early::<T, MAX_SAMPLES>(c, p, noise, ap)?;
     let from = usize::from(r.first[EARLY_BITS]);
     r.read(c, from, p + DATA_START, EARLY_BITS, n);
-    let mut bits = r.viterbi(n).0;
+    let mut costs = [[0.0f32; 4]; LONG];
+    let mut bits = r.viterbi(n, &mut costs).0;
     for _ in 0..2 {
         a = r.fit_amplitude(n, &bits).ok_or(Rejected::NotReply)?;
         r.set_amplitude(a);
-        let again = r.viterbi(n).0;
+        let again = r.viterbi(n, &mut costs).0;
         if again == bits {
             break;
         }
@@ -441,7 +478,8 @@ pub(super) fn sequence_slice<const T: usize>(
     let a_fs = a.min(libm::sqrtf(FULL_SCALE));
     let level = 6.0 * a_fs * a_fs;
     for k in 0..n {
-        let m = (r.margin(n, &bits, k) / (a * a).max(1.0)).clamp(0.0, 1.0);
+        let m = (Reply::<T, MAX_SAMPLES>::margin(&costs, n, &bits, k) / (a * a).max(1.0))
+            .clamp(0.0, 1.0);
         let (hi, lo) = (level as u32, (level * (1.0 - m)) as u32);
         (s.e1[k], s.e0[k]) = if bit(&bits, k) { (hi, lo) } else { (lo, hi) };
     }
@@ -507,20 +545,28 @@ mod tests {
         check::<6>();
     }
 
+    /// Ticks per sample at 2.0 MS/s.
+    const T: usize = 6;
+
+    /// A DF17 at 20 dB, 2.0 MS/s, starting half a sample off (tick
+    /// `10·T + 3`): the frame, the prefix sums, the noise power and the
+    /// start.
+    fn half_sample_reply(seed: u64) -> ([u8; 14], Vec<u32>, u32, usize) {
+        let mut m = Modulator::new(2_000_000, SIGMA, seed, 400);
+        let frame = random_df17(&mut m.rng);
+        m.add(&frame, 10.5, amp_db(20.0));
+        let noise = (2.0 * SIGMA * SIGMA * 25.0) as u32;
+        (frame, prefix(&m.bytes()), noise, 10 * T + 3)
+    }
+
     /// A DF17 reply at 2.0 MS/s sampled half a sample off, 20 dB: the
     /// energy slicer cannot read its runs of equal bits, the sequence
     /// estimator reads every bit. Six draws.
     #[cfg_attr(miri, ignore = "heavy under miri")]
     #[test]
     fn test_half_sample_reply_read_whole() {
-        const T: usize = 6;
         for seed in 1..=6 {
-            let mut m = Modulator::new(2_000_000, SIGMA, seed, 400);
-            let frame = random_df17(&mut m.rng);
-            m.add(&frame, 10.5, amp_db(20.0));
-            let c = prefix(&m.bytes());
-            let noise = (2.0 * SIGMA * SIGMA * 25.0) as u32;
-            let p = 10 * T + 3;
+            let (frame, c, noise, p) = half_sample_reply(seed);
             let s = sequence_slice::<T>(&c, p, noise, false).expect("a reply");
             assert_eq!(s.bytes, frame, "seed {seed}");
             assert_eq!(s.n, LONG);
@@ -528,6 +574,20 @@ mod tests {
             if let Some(plain) = slice::<T>(&c, p + DATA_START, 0, false) {
                 assert!(bit_errors(&plain.bytes, &frame) > 3, "seed {seed}");
             }
+        }
+    }
+
+    /// The early fit ranks timings: on a reply half a sample off at
+    /// 2.0 MS/s the true start fits its first bits better than a tick
+    /// either side, and well inside the gate.
+    #[test]
+    fn test_fit_ranks_the_true_timing() {
+        for seed in 1..=4 {
+            let (_, c, noise, p) = half_sample_reply(seed);
+            let fit = |q| sequence_fit::<T>(&c, q, noise, false).expect("a reply");
+            let best = fit(p);
+            assert!(best < 0.5, "seed {seed}: {best}");
+            assert!(best < fit(p - 1) && best < fit(p + 1), "seed {seed}");
         }
     }
 

@@ -44,11 +44,16 @@ const EARLY_MISSING: usize = 3;
 /// and `%` are a multiply.
 #[inline]
 pub(super) fn tick_sum<const T: usize>(c: &[u32], t: usize) -> u32 {
-    let (i, r) = (t / T, (t % T) as u32);
+    sum_at::<T>(c, (t / T, t % T))
+}
+
+/// [`tick_sum`] at tick `i·T + r` (`r < T`).
+#[inline]
+fn sum_at<const T: usize>(c: &[u32], (i, r): (usize, usize)) -> u32 {
     match (c.get(i), c.get(i + 1)) {
         (Some(&a), Some(&b)) => a
             .wrapping_mul(T as u32)
-            .wrapping_add(r.wrapping_mul(b.wrapping_sub(a))),
+            .wrapping_add((r as u32).wrapping_mul(b.wrapping_sub(a))),
         _ => 0,
     }
 }
@@ -68,28 +73,36 @@ pub(super) fn slice<const T: usize>(c: &[u32], x: usize, floor: u32, ap: bool) -
         e0: [0; LONG],
     };
     let c = c.get(..(x + 2 * HALF * LONG) / T + 2)?;
-    let g = |h: usize| tick_sum::<T>(c, x + h * HALF);
+    // Half-bit boundary `h` is tick `x + 6h`: sample `(x + 6h) / T` and
+    // remainder `(x + 6h) % T`, stepped from one boundary to the next.
+    let at = |h: usize| {
+        let t = x + h * HALF;
+        (t / T, t % T)
+    };
+    let step = |(i, r): (usize, usize)| {
+        let r = r + HALF;
+        (i + r / T, r % T)
+    };
+    let g = |pos| sum_at::<T>(c, pos);
     // Bits `from..to`: half energies into `s`; returns the bits (bit `k`
     // at position `127 − k`) and the number of bits with no half above
     // `floor`.
     let bits = |s: &mut Slice, from: usize, to: usize| -> (u128, usize) {
         let (mut word, mut missing) = (0u128, 0);
-        let mut ga = g(2 * from);
-        for (k, (e1, e0)) in s.e1[from..to]
-            .iter_mut()
-            .zip(&mut s.e0[from..to])
-            .enumerate()
-        {
-            let h = 2 * (from + k);
-            let gm = g(h + 1);
-            let gb = g(h + 2);
+        let mut pos = at(2 * from);
+        let mut ga = g(pos);
+        for (e1, e0) in s.e1[from..to].iter_mut().zip(&mut s.e0[from..to]) {
+            pos = step(pos);
+            let gm = g(pos);
+            pos = step(pos);
+            let gb = g(pos);
             *e1 = gm.wrapping_sub(ga);
             *e0 = gb.wrapping_sub(gm);
             ga = gb;
             missing += usize::from((*e1).max(*e0) <= floor);
-            word |= u128::from(*e1 > *e0) << (127 - from - k);
+            word = word << 1 | u128::from(*e1 > *e0);
         }
-        (word, missing)
+        (word << (128 - to), missing)
     };
     let (mut word, _) = bits(&mut s, 0, 5);
     let df = (word >> 123) as u8;
