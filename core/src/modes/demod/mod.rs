@@ -145,11 +145,11 @@
 //!
 //! x86-64 instructions per input sample (callgrind, release, including the
 //! byte-to-power conversion; bench cases `modes/demod/*`, `scripts/ips`):
-//! 34.8 on the 2.4 MS/s capture case, 13.8 on receiver noise (σ = 4 LSB),
-//! 10.5 on full-scale uniform noise, 83.8 on the 2.0 MS/s `modes1` file
-//! (silence stripped: replies back to back, every pulse a trigger). The
-//! amplitude sequence search added 7.5 and 11 of those (27.3 and 72.8
-//! before) and recovered 1 and 12 more frames there. Cancellation costs
+//! 35.5 on the 2.4 MS/s capture case, 14.4 on receiver noise (σ = 4 LSB),
+//! 10.9 on full-scale uniform noise, 102.3 on the 2.0 MS/s `modes1` file
+//! (silence stripped: replies back to back, every pulse a trigger). When
+//! it came, the amplitude sequence search added 7.5 and 11 there (27.3 →
+//! 34.8 and 72.8 → 83.8) and recovered 1 and 12 more frames. Cancellation costs
 //! 5.0 on the `modes_vs_dump1090` scene at 1,000 replies/s (41.5 → 46.5:
 //! copying the byte pairs, the gate on every frame, the fit on a quarter
 //! of them, and the search again under the 4 % subtracted) and recovers
