@@ -18,6 +18,7 @@
 //! | `airwaves_positions_total` | counter | `kind` = `global`, `local_aircraft`, `local_receiver` |
 //! | `airwaves_positions_rejected_total` | counter | `reason` = `speed`, `range`, `inconsistent` |
 //! | `airwaves_tracks_total` | counter | |
+//! | `airwaves_tracks_single_message_total` | counter | aircraft removed after a single frame |
 //! | `airwaves_aircraft` | gauge | `with` = `any`, `position`, `adsb`: heard (position received) in the last 60 s; `adsb` = any DF17/18 source |
 //! | `airwaves_signal_dbfs`, `airwaves_noise_dbfs` | gauge | mean power since start |
 //! | `airwaves_peak_signal_dbfs` | gauge | strongest frame since start |
@@ -258,6 +259,12 @@ pub fn write_metrics<const N: usize>(
         "counter",
         "Aircraft added to the tracker.",
         n(t.aircraft_added),
+    );
+    e.single(
+        "airwaves_tracks_single_message_total",
+        "counter",
+        "Aircraft removed after a single frame (mostly addresses made up by bit errors).",
+        n(t.aircraft_single_message),
     );
 
     let (mut any, mut with_pos, mut adsb) = (0u64, 0u64, 0u64);

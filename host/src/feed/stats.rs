@@ -377,7 +377,8 @@ fn tracker_delta(a: &TrackerStats, b: &TrackerStats) -> TrackerStats {
         position_resets,
         aircraft_added,
         aircraft_expired,
-        aircraft_evicted
+        aircraft_evicted,
+        aircraft_single_message
     )
 }
 
@@ -614,6 +615,7 @@ fn write_period(
     {
         let mut t = JsonWriter::object(o.key("tracks"));
         t.int("all", int(d.tracker.aircraft_added));
+        t.int("single_message", int(d.tracker.aircraft_single_message));
         t.close_object();
     }
     {
@@ -649,6 +651,7 @@ mod test {
         c.remote.accepted = [2 * s, 0, 0, 0];
         c.tracker.positions_global = 3 * s;
         c.tracker.aircraft_added = s / 60;
+        c.tracker.aircraft_single_message = s / 30;
         c.cpu_demod_ms = s;
         c.clients_dropped = [s / 30, s / 10];
         c.signal_power_sum = 0.01 * 10.0 * s as f64;
@@ -697,6 +700,7 @@ mod test {
         assert_eq!(m1["cpr"]["global_ok"], 180);
         assert_eq!(m1["cpu"]["demod"], 60);
         assert_eq!(m1["tracks"]["all"], 1);
+        assert_eq!(m1["tracks"]["single_message"], 2);
         assert_eq!(m1["clients_dropped"]["slow"], 2);
         assert_eq!(m1["clients_dropped"]["stalled"], 6);
         assert_eq!(m1["local"]["signal"], -20.0);

@@ -111,9 +111,13 @@ impl<const N: usize> Tracker<N> {
     /// Remove slot `s`: delete its index cell (shifting the cluster back),
     /// then move the last entry into the hole.
     pub(super) fn remove(&mut self, s: usize) {
-        let Some(key) = self.aircraft.get(s).map(|a| a.key) else {
+        let Some((key, messages)) = self.aircraft.get(s).map(|a| (a.key, a.messages)) else {
             return;
         };
+        // A track made by one frame (its first may have been rejected).
+        if messages <= 1 {
+            self.stats.aircraft_single_message += 1;
+        }
         if let Some(mut hole) = self.find_cell(key) {
             // Backward-shift deletion (Knuth vol. 3, 6.4 Algorithm R).
             let mut j = hole;

@@ -44,6 +44,10 @@ pub struct TrackerStats {
     pub aircraft_expired: u64,
     /// Aircraft evicted (oldest first) to make room in a full table.
     pub aircraft_evicted: u64,
+    /// Aircraft removed (expired or evicted) after a single frame: most
+    /// are addresses made up by bit errors that the parity did not catch
+    /// (readsb's and dump1090's `tracks.single_message`).
+    pub aircraft_single_message: u64,
 }
 
 impl TrackerStats {
@@ -73,6 +77,7 @@ impl TrackerStats {
             aircraft_added: 0,
             aircraft_expired: 0,
             aircraft_evicted: 0,
+            aircraft_single_message: 0,
         }
     }
 

@@ -28,6 +28,11 @@ fn test_expiry_and_eviction() {
     assert_eq!(tr.len(), 1);
     assert_eq!(tr.stats().aircraft_expired, 3);
     assert_eq!(tr.iter().map(Aircraft::key).collect::<Vec<_>>(), [0x101]);
+    // Single-frame tracks: the evicted 0x100 and the three expired; not
+    // 0x101, heard twice, when it goes too.
+    assert_eq!(tr.stats().aircraft_single_message, 4);
+    assert_eq!(tr.expire(100_000), 1);
+    assert_eq!(tr.stats().aircraft_single_message, 4);
     // An expired entry heard again before a sweep starts afresh.
     let mut tr = Tracker::<4>::new(TrackerConfig::DEFAULT);
     feed_bytes(&mut tr, &df11(0x300), 0).unwrap();
