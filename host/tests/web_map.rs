@@ -469,7 +469,7 @@ fn fleet() -> Vec<Plane> {
         },
         Plane {
             hex: "a1b2c3",
-            fields: json!({"category": "A1", "rssi": -27.5, "messages": 14, "seen": 12.5, "seen_pos": 22.0}),
+            fields: json!({"r": "N2085A", "category": "A1", "rssi": -27.5, "messages": 14, "seen": 12.5, "seen_pos": 22.0}),
             pos: Some((49.70, 9.55)),
             nm_per_step: 0.0,
             ft_per_step: 0.0,
@@ -596,7 +596,8 @@ async function run() {
   const frame = document.getElementById('app');
   await until(() => frame.contentWindow.airwaves && frame.contentDocument.querySelectorAll('tbody tr').length === 7, 'rows');
   const w = frame.contentWindow, d = frame.contentDocument, v = w.airwaves.view;
-  const rows = () => [...d.querySelectorAll('#aircraft-table tbody tr')].map((tr) => [tr.dataset.hex, tr.cells[3].textContent]);
+  const altCol = [...d.querySelectorAll('#aircraft-table thead th')].findIndex((t) => t.dataset.key === 'alt');
+  const rows = () => [...d.querySelectorAll('#aircraft-table tbody tr')].map((tr) => [tr.dataset.hex, tr.cells[altCol].textContent]);
   const th = (k) => d.querySelector(`th[data-key="${k}"]`);
   const selected = () => ({
     rows: [...d.querySelectorAll('tbody tr.selected')].map((e) => e.dataset.hex),
@@ -716,6 +717,16 @@ fn test_dom_under_sub_path_with_tiles() {
             "?icao= selects: {tr:?}"
         );
     }
+    // The registration from aircraft.json's `r` in its column.
+    let row = trs
+        .iter()
+        .find(|e| e.attr("data-hex") == Some("a1b2c3"))
+        .unwrap();
+    let cells = &dom[row.end..];
+    assert!(
+        cells[..cells.find("</tr>").unwrap()].contains(">N2085A<"),
+        "{cells:.400}"
+    );
     let gs = elements(&dom, "g");
     let marker = |hex: &str| {
         gs.iter()

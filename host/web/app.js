@@ -471,9 +471,15 @@
   }
 
   // ---- table ------------------------------------------------------------
+  /** Registration (`r`: from the address where it follows by arithmetic). */
+  function registrationOf(d) {
+    return typeof d.r === 'string' ? d.r : '';
+  }
+
   const COLUMNS = [
     ['hex', (d, p) => p.hex.toUpperCase(), ''],
     ['flight', (d) => callsign(d), ''],
+    ['r', (d) => registrationOf(d), 'opt'],
     ['squawk', (d) => (typeof d.squawk === 'string' ? d.squawk : ''), ''],
     ['alt', (d) => fmtAlt(altitudeOf(d)), 'num'],
     ['gs', (d) => fmtInt(d.gs), 'num'],
@@ -487,6 +493,7 @@
   const SORT_VALUE = {
     hex: (d, p) => p.hex,
     flight: (d) => callsign(d) || null,
+    r: (d) => registrationOf(d) || null,
     squawk: (d) => (typeof d.squawk === 'string' ? d.squawk : null),
     alt: (d) => { const a = altitudeOf(d); return a === 'ground' ? -1 : a; },
     gs: (d) => (isNum(d.gs) ? d.gs : null),
@@ -604,6 +611,7 @@
       `<button type="button" class="close" title="clear the selection (Esc)">×</button></div>` +
       (EMERGENCY_SQUAWKS[sq] ? `<div class="details-alert">squawk ${sq}: ${EMERGENCY_SQUAWKS[sq]}</div>` : '') +
       '<dl>' +
+      detailRow('registration', escapeHtml(registrationOf(d))) +
       detailRow('type', escapeHtml(typeof d.type === 'string' ? d.type : '')) +
       detailRow('category', escapeHtml(typeof d.category === 'string' ? d.category : '')) +
       detailRow('squawk', escapeHtml(sq)) +

@@ -24,6 +24,9 @@ pub mod modeac;
 // The aircraft table.
 pub mod tracker;
 
+// Registrations that follow from the address by arithmetic (N-numbers).
+pub mod registration;
+
 // The 12 MHz Mode S clock.
 pub mod time;
 

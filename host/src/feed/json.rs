@@ -20,6 +20,7 @@
 //! | `hex` | 6 lower-case hex digits, `~` prefix for a non-ICAO address |
 //! | `type` | `adsb_icao`, `adsb_icao_nt`, `adsr_icao`, `tisb_icao`, `adsb_other`, `tisb_other`, `mode_s` |
 //! | `flight` | callsign padded with spaces to 8 characters |
+//! | `r` | registration, where it follows from the address by arithmetic (United States N-numbers, [`registration`]) |
 //! | `alt_baro` | ft, or `"ground"` when on the ground |
 //! | `alt_geom` | ft (GNSS height; else barometric altitude + the TC 19 GNSS−baro difference) |
 //! | `gs`, `ias`, `tas` | kt (`gs` one decimal) |
@@ -49,6 +50,7 @@ use core::fmt::Write;
 
 use airwaves_core::modes::adsb::EmergencyState;
 use airwaves_core::modes::cpr::{Position, distance_nm};
+use airwaves_core::modes::registration::registration;
 use airwaves_core::modes::tracker::{AddressType, Aircraft, NON_ICAO, Tracker};
 
 pub(crate) use crate::json::{JsonWriter, push_json_string};
@@ -195,6 +197,11 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
         }
         let s = core::str::from_utf8(&padded).unwrap_or("");
         push_json_string(es!(o, "flight"), s);
+    }
+    if ac.key() & NON_ICAO == 0 {
+        if let Some(r) = registration(ac.address()) {
+            o.string("r", r.as_str());
+        }
     }
     let baro = ac.altitude_baro_ft().filter(|_| alt_fresh);
     if ac.on_ground() == Some(true) {
@@ -430,6 +437,19 @@ mod test {
         assert_eq!(c["flight"], "KLM1023 ");
         assert_eq!(c["category"], "A0");
         assert!(c.get("rssi").is_none());
+
+        // A United States address carries its N-number; others none.
+        feed(&mut tr, &[("5DA835AFB4FD2F", T0 + 3_500, -12.0)]);
+        let mut s = String::new();
+        write_aircraft_json(&tr, T0 + 4_000, 1234, None, &mut s);
+        let v: Value = serde_json::from_str(&s).unwrap();
+        let list = v["aircraft"].as_array().unwrap();
+        let us = list.iter().find(|a| a["hex"] == "a835af").unwrap();
+        assert_eq!(us["r"], "N628TS", "{s}");
+        assert!(
+            list.iter().filter(|a| a.get("r").is_some()).count() == 1,
+            "{s}"
+        );
 
         // 61 s later everything has expired: the list is empty.
         let mut s = String::new();
