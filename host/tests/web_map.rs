@@ -642,6 +642,14 @@ async function run() {
   await sleep(1500);
   log.stayedAfterDrag = v.cx === afterDrag[0] && v.cy === afterDrag[1];
   log.selectedAfterDrag = selected();
+
+  // Trails have an age limit: 11 minutes later only the new point is left.
+  const moving = w.airwaves.planes.get('4ca1fa');
+  log.trailBeforeGap = moving.trail.length;
+  const later = { ...moving.d, lat: moving.d.lat + 0.5, seen_pos: 0 };
+  w.airwaves.apply({ now: w.airwaves.lastUpdate + 660, messages: 0, aircraft: [later] });
+  log.trailAfterGap = w.airwaves.planes.get('4ca1fa').trail.length;
+  log.trailDrawnAfterGap = d.querySelector('g.trail[data-hex="4ca1fa"]') !== null;
 }
 run().catch((e) => { log.error = String(e); }).finally(() => {
   document.getElementById('result').textContent = JSON.stringify(log);
@@ -1002,6 +1010,11 @@ fn test_interactions() {
     assert_eq!(log["followAfterDrag"], json!("false"));
     assert_eq!(log["stayedAfterDrag"], json!(true));
     assert_eq!(log["selectedAfterDrag"], one("4ca1fa"));
+    // The trail's age limit (10 minutes): after an 11-minute gap only the
+    // new point is left, and no line is drawn.
+    assert!(log["trailBeforeGap"].as_u64().unwrap() >= 2, "{log:#}");
+    assert_eq!(log["trailAfterGap"], json!(1), "{log:#}");
+    assert_eq!(log["trailDrawnAfterGap"], json!(false), "{log:#}");
 }
 
 #[test]

@@ -14,6 +14,7 @@
   // ---- constants --------------------------------------------------------
   const DEFAULT_REFRESH_MS = 1000;
   const TRAIL_MAX_POINTS = 240; // per aircraft; older points are dropped
+  const TRAIL_MAX_AGE_S = 600; // trail points older than this are dropped too
   const POSITION_STALE_S = 15; // marker dimmed when the position is older
   const RINGS_NM = [25, 50, 100, 150, 200];
   const NM_IN_M = 1852;
@@ -360,16 +361,27 @@
     setTextIfChanged(p.title, c, 'title', `${callsign(d) || '—'} (${p.hex.toUpperCase()}) ${fmtAlt(alt)}${isNum(alt) ? ' ft' : ''}`);
   }
 
-  function updateTrailPoints(p) {
+  /** Append the position to the trail: [x, y, altitude, time of the position (s, the data's clock)]. */
+  function updateTrailPoints(p, now) {
     const d = p.d;
     if (!hasPos(d)) return;
     const last = p.trail[p.trail.length - 1];
     const x = mercX(d.lon);
     const y = mercY(d.lat);
     if (last && last[0] === x && last[1] === y) return;
-    p.trail.push([x, y, altitudeOf(d)]);
+    p.trail.push([x, y, altitudeOf(d), now - (isNum(d.seen_pos) ? d.seen_pos : 0)]);
     if (p.trail.length > TRAIL_MAX_POINTS) p.trail.splice(0, p.trail.length - TRAIL_MAX_POINTS);
     p.trailDirty = true;
+  }
+
+  /** Drop trail points older than TRAIL_MAX_AGE_S at `now`. */
+  function pruneTrail(p, now) {
+    let old = 0;
+    while (old < p.trail.length && p.trail[old][3] < now - TRAIL_MAX_AGE_S) old++;
+    if (old > 0) {
+      p.trail.splice(0, old);
+      p.trailDirty = true;
+    }
   }
 
   /**
@@ -820,6 +832,7 @@
     const list = Array.isArray(json.aircraft) ? json.aircraft : [];
     const seen = new Set();
     let withPos = 0;
+    const now = isNum(json.now) ? json.now : Date.now() / 1000;
     for (const d of list) {
       if (!d || typeof d.hex !== 'string' || d.hex === '') continue;
       const hex = d.hex.toLowerCase();
@@ -828,7 +841,8 @@
       let p = planes.get(hex);
       if (!p) { p = { hex, trail: [], marker: null, row: null, trailGroup: null }; planes.set(hex, p); }
       p.d = d;
-      if (hasPos(d)) { withPos++; updateTrailPoints(p); }
+      if (hasPos(d)) { withPos++; updateTrailPoints(p, now); }
+      pruneTrail(p, now);
     }
     for (const [hex, p] of planes) {
       if (seen.has(hex)) continue;
@@ -885,5 +899,5 @@
   poll();
   // Read-only view of the state, for the browser console and for the
   // interaction test in host/tests/web_map.rs.
-  window.airwaves = { view, planes, get lastUpdate() { return lastNow; } };
+  window.airwaves = { view, planes, apply: applyAircraft, get lastUpdate() { return lastNow; } };
 })();
