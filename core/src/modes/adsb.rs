@@ -222,7 +222,7 @@ mod view;
 pub use identification::{CHARSET, Callsign, Category, CategorySet, Identification};
 pub use position::{
     AirbornePosition, AltitudeSource, CprFormat, CprPosition, Movement, SurfacePosition,
-    SurveillanceStatus, nic_v2, nuc_p,
+    SurveillanceStatus, nic_v2, nuc_p, rc_v2,
 };
 pub use status::{
     AcasRa, AircraftStatus, CapabilityClass, EmergencyState, EmergencyStatus, OperationalStatus,

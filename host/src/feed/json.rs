@@ -31,7 +31,7 @@
 //! | `emergency` | `none`, `general`, `lifeguard`, `minfuel`, `nordo`, `unlawful`, `downed`, `reserved` |
 //! | `category` | `A0`…`D7` |
 //! | `lat`, `lon` | degrees, 6 decimals |
-//! | `nic`, `rc` | NIC; radius of containment in m (rounded up), omitted for NIC 6 whose Rc depends on supplements the tracker does not expose |
+//! | `nic`, `rc` | NIC; radius of containment in m (rounded up; for NIC 6 the supplements choose 0.3, 0.5 or 0.6 NM), omitted for NIC 0 |
 //! | `seen_pos` | s since the position, one decimal |
 //! | `version`, `nic_baro`, `nac_p`, `nac_v`, `sil`, `gva` | integers |
 //! | `sil_type` | `perhour` / `persample` |
@@ -80,25 +80,6 @@ pub fn emergency_name(e: EmergencyState) -> &'static str {
         EmergencyState::DownedAircraft => "downed",
         EmergencyState::Reserved => "reserved",
     }
-}
-
-/// Radius of containment in m for a NIC (DO-260B §2.2.3.2.7.2.6, Rc
-/// rounded up to whole metres as readsb prints it); `None` for NIC 0
-/// (unknown) and NIC 6 (0.3, 0.5 or 0.6 NM depending on the supplements).
-pub fn radius_of_containment_m(nic: u8) -> Option<u32> {
-    Some(match nic {
-        11 => 8,    // 7.5 m
-        10 => 25,   // 25 m
-        9 => 75,    // 75 m
-        8 => 186,   // 0.1 NM
-        7 => 371,   // 0.2 NM
-        5 => 1852,  // 1 NM
-        4 => 3704,  // 2 NM
-        3 => 7408,  // 4 NM
-        2 => 14816, // 8 NM
-        1 => 37040, // 20 NM
-        _ => return None,
-    })
 }
 
 /// Initial great-circle bearing from `from` to `to`, degrees 0–360
@@ -261,7 +242,7 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
     }
     if let Some(nic) = ac.nic() {
         let _ = write!(es!(o, "nic"), "{nic}");
-        if let Some(rc) = radius_of_containment_m(nic) {
+        if let Some(rc) = ac.radius_of_containment_m() {
             let _ = write!(es!(o, "rc"), "{rc}");
         }
     }
@@ -557,9 +538,6 @@ mod test {
 
     #[test]
     fn test_helpers() {
-        assert_eq!(radius_of_containment_m(8), Some(186));
-        assert_eq!(radius_of_containment_m(6), None);
-        assert_eq!(radius_of_containment_m(0), None);
         let o = Position::new(0.0, 0.0);
         assert!((bearing_deg(o, Position::new(1.0, 0.0)) - 0.0).abs() < 1e-9);
         assert!((bearing_deg(o, Position::new(0.0, 1.0)) - 90.0).abs() < 1e-9);

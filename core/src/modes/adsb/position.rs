@@ -463,3 +463,36 @@ pub const fn nic_v2(tc: u8, nic_a: bool, nic_b: bool, nic_c: bool) -> Option<u8>
         _ => None,
     }
 }
+
+/// Horizontal radius of containment `Rc` in metres, rounded up as readsb
+/// prints it, for the same inputs as [`nic_v2`] (the same table's `Rc`
+/// column): where one NIC has several radii (NIC 6: 0.3, 0.5 or 0.6 NM)
+/// the supplements choose. `None` where the table gives none (NIC 0:
+/// unknown, or beyond 20 NM) or does not define the combination.
+///
+/// ```
+/// use airwaves_core::modes::adsb::rc_v2;
+/// assert_eq!(rc_v2(11, false, false, false), Some(186)); // 0.1 NM
+/// assert_eq!(rc_v2(13, false, true, false), Some(556)); // 0.3 NM
+/// assert_eq!(rc_v2(13, false, false, false), Some(926)); // 0.5 NM
+/// assert_eq!(rc_v2(13, true, true, false), Some(1112)); // 0.6 NM
+/// assert_eq!(rc_v2(18, false, false, false), None);
+/// ```
+pub const fn rc_v2(tc: u8, nic_a: bool, nic_b: bool, nic_c: bool) -> Option<u32> {
+    match (tc, nic_a, nic_b, nic_c) {
+        (5, ..) | (9, ..) | (20, ..) => Some(8), // 7.5 m
+        (6, ..) | (10, ..) | (21, ..) => Some(25),
+        (7, true, _, _) | (11, true, true, _) => Some(75),
+        (7, false, _, _) | (11, false, false, _) => Some(186), // 0.1 NM
+        (8, true, _, true) | (12, ..) => Some(371),            // 0.2 NM
+        (8, true, _, false) | (13, false, true, _) => Some(556), // 0.3 NM
+        (13, false, false, _) => Some(926),                    // 0.5 NM
+        (8, false, _, true) | (13, true, true, _) => Some(1112), // 0.6 NM
+        (14, ..) => Some(1852),                                // 1 NM
+        (15, ..) => Some(3704),                                // 2 NM
+        (16, true, true, _) => Some(7408),                     // 4 NM
+        (16, false, false, _) => Some(14816),                  // 8 NM
+        (17, ..) => Some(37040),                               // 20 NM
+        _ => None,
+    }
+}

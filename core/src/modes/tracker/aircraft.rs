@@ -6,7 +6,7 @@
 use super::ADDR_MASK;
 use super::address::AddressType;
 use super::position::{PositionFix, PositionSource};
-use crate::modes::adsb::{Category, EmergencyState, nic_v2, nuc_p};
+use crate::modes::adsb::{Category, EmergencyState, nic_v2, nuc_p, rc_v2};
 use crate::modes::cpr::{CprFrame, CprKind, Position, TimedFrame};
 
 // Flag bits of `Aircraft::flags`.
@@ -386,13 +386,30 @@ impl Aircraft {
     /// from its type code and the supplements A, B, C); `None` before a
     /// position message and a TC 31 giving the version.
     pub fn nic(&self) -> Option<u8> {
+        self.supplements()
+            .and_then(|(tc, a, b, c)| nic_v2(tc, a, b, c))
+    }
+
+    /// Horizontal radius of containment of the last position message in
+    /// metres, rounded up (the `Rc` beside [`nic`](Self::nic) in the same
+    /// table, where the supplements tell NIC 6's 0.3, 0.5 and 0.6 NM
+    /// apart); `None` when the NIC is unknown or 0.
+    pub fn radius_of_containment_m(&self) -> Option<u32> {
+        self.supplements()
+            .and_then(|(tc, a, b, c)| rc_v2(tc, a, b, c))
+    }
+
+    /// The position type code and NIC supplements A, B, C as the version
+    /// 2 table reads them. Version 1 has one supplement (TC 31's, here A)
+    /// and its ME bit 8 is the single-antenna flag, so A stands in for B
+    /// (TC 11: 9 or 8; TC 13: 0.6 or 0.5 NM; TC 16: 3 or 2).
+    fn supplements(&self) -> Option<(u8, bool, bool, bool)> {
+        let a = self.flag(F_NIC_A);
         match self.adsb_version() {
-            Some(v) if v >= 1 && self.pos_tc != 0 => nic_v2(
-                self.pos_tc,
-                self.flag(F_NIC_A),
-                self.flag(F_NIC_B),
-                self.flag(F_NIC_C),
-            ),
+            Some(1) if self.pos_tc != 0 => Some((self.pos_tc, a, a, false)),
+            Some(v) if v >= 2 && self.pos_tc != 0 => {
+                Some((self.pos_tc, a, self.flag(F_NIC_B), self.flag(F_NIC_C)))
+            }
             _ => None,
         }
     }

@@ -950,6 +950,51 @@ fn test_nuc_nic() {
     assert_eq!(nic_v2(7, false, false, false), Some(8));
     assert_eq!(nic_v2(8, false, false, false), Some(0));
     assert_eq!(nic_v2(19, false, false, false), None);
+    // Rc beside every NIC the table defines (Riddle, "Uncertainties",
+    // version 2), in m rounded up: each combination that has a NIC other
+    // than 0 has a radius, and a larger NIC never a larger radius.
+    let mut pairs = Vec::new();
+    for tc in 0..=31u8 {
+        for bits in 0..8u8 {
+            let (a, b, c) = (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+            let nic = nic_v2(tc, a, b, c);
+            let rc = rc_v2(tc, a, b, c);
+            assert_eq!(
+                rc.is_some(),
+                nic.is_some_and(|n| n > 0),
+                "TC {tc} {a} {b} {c}"
+            );
+            if let (Some(n), Some(r)) = (nic, rc) {
+                pairs.push((n, r));
+            }
+        }
+    }
+    for &(n1, r1) in &pairs {
+        for &(n2, r2) in &pairs {
+            assert!(
+                n1 <= n2 || r1 <= r2,
+                "NIC {n1} Rc {r1} against NIC {n2} Rc {r2}"
+            );
+        }
+    }
+    for (tc, a, b, c, nic, rc) in [
+        (9, false, false, false, 11, 8),
+        (11, true, true, false, 9, 75),
+        (12, false, false, false, 7, 371),
+        (13, false, true, false, 6, 556),
+        (13, false, false, false, 6, 926),
+        (13, true, true, false, 6, 1112),
+        (8, true, false, false, 6, 556),
+        (8, false, false, true, 6, 1112),
+        (16, false, false, false, 2, 14816),
+        (17, false, false, false, 1, 37040),
+    ] {
+        assert_eq!(
+            (nic_v2(tc, a, b, c), rc_v2(tc, a, b, c)),
+            (Some(nic), Some(rc)),
+            "TC {tc}"
+        );
+    }
 }
 
 mod golden;

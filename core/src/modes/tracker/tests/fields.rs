@@ -354,6 +354,10 @@ fn test_status() {
     let me = airborne_me(false, Position::new(52.0, 4.0), 0xC38);
     feed_bytes(&mut tr, &df17(0xACC040, me), 100).unwrap();
     assert_eq!(tr.get(0xACC040).unwrap().nic(), Some(8));
+    assert_eq!(
+        tr.get(0xACC040).unwrap().radius_of_containment_m(),
+        Some(186)
+    );
     // DF18 CF 1 TC 24 and TC 0: accepted, nothing decoded.
     let r = feed(&mut tr, "91ADF9CEC11C0524407F11538EE5", 0).unwrap();
     assert_eq!(r.key, 0xADF9CE | NON_ICAO);
