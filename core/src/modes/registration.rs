@@ -36,9 +36,12 @@ const LETTERS: &[u8; 24] = b"ABCDEFGHJKLMNPQRSTUVWXYZ";
 /// Addresses in the block of a prefix of `k + 1` digits (`Sₖ₊₁` above).
 const SIZES: [u32; 5] = [101_711, 10_111, 951, 35, 1];
 
-/// The letter suffixes of a prefix of 1–3 digits: 24 single letters,
-/// each followed by its 24 two-letter extensions.
-const LETTER_BLOCK: u32 = 24 * 25;
+/// Addresses taken by the letter suffixes of a prefix of `digits`
+/// digits: for 1–3 digits 24 single letters, each followed by its 24
+/// two-letter extensions; for 4 digits the single letters alone.
+const fn letter_block(digits: usize) -> u32 {
+    if digits < 4 { 24 * 25 } else { 24 }
+}
 
 /// A registration of at most 6 ASCII characters.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -121,23 +124,19 @@ pub fn us_n_number(address: u32) -> Option<Registration> {
             return Some(r);
         }
         off -= 1;
-        if digits < 4 {
-            if off < LETTER_BLOCK {
+        if off < letter_block(digits) {
+            if digits < 4 {
                 r.push(LETTERS[(off / 25) as usize]);
                 if off % 25 > 0 {
                     r.push(LETTERS[(off % 25 - 1) as usize]);
                 }
-                return Some(r);
-            }
-            off -= LETTER_BLOCK;
-        } else {
-            // Four digits: one letter fits.
-            if off < 24 {
+            } else {
+                // Four digits: one letter fits.
                 r.push(LETTERS[off as usize]);
-                return Some(r);
             }
-            off -= 24;
+            return Some(r);
         }
+        off -= letter_block(digits);
         r.push(b'0' + (off / child) as u8);
         off %= child;
     }
@@ -169,8 +168,7 @@ pub fn us_address(reg: &str) -> Option<u32> {
     let mut off = u32::from(first - b'1') * SIZES[0];
     // Inside the block of the prefix num[..k].
     for (k, &d) in num.iter().enumerate().skip(1) {
-        let letters_here = if k < 4 { LETTER_BLOCK } else { 24 };
-        off += 1 + letters_here + u32::from(d - b'0') * SIZES[k];
+        off += 1 + letter_block(k) + u32::from(d - b'0') * SIZES[k];
     }
     match letters {
         [] => {}

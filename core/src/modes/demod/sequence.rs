@@ -266,22 +266,22 @@ impl<const T: usize, const S: usize> Reply<T, S> {
         }
         (sxx > 0.0 && sxy > 0.0).then(|| sxy / sxx * T as f32)
     }
+}
 
-    /// Margin of bit `k`: the cost of flipping it alone (from the bit
-    /// `costs` of the search that decided the `n` bits).
-    fn margin(costs: &[[f32; 4]; LONG], n: usize, bits: &[u8; 14], k: usize) -> f32 {
-        let at = |prev: bool, cur: bool| 2 * usize::from(prev) + usize::from(cur);
-        let prev = k == 0 || bit(bits, k - 1);
-        let cur = bit(bits, k);
-        let c = costs[k];
-        let mut d = c[at(prev, !cur)] - c[at(prev, cur)];
-        if k + 1 < n {
-            let next = bit(bits, k + 1);
-            let c = costs[k + 1];
-            d += c[at(!cur, next)] - c[at(cur, next)];
-        }
-        d
+/// Margin of bit `k`: the cost of flipping it alone (from the bit
+/// `costs` of the search that decided the `n` bits).
+fn margin(costs: &[[f32; 4]; LONG], n: usize, bits: &[u8; 14], k: usize) -> f32 {
+    let at = |prev: bool, cur: bool| 2 * usize::from(prev) + usize::from(cur);
+    let prev = k == 0 || bit(bits, k - 1);
+    let cur = bit(bits, k);
+    let c = costs[k];
+    let mut d = c[at(prev, !cur)] - c[at(prev, cur)];
+    if k + 1 < n {
+        let next = bit(bits, k + 1);
+        let c = costs[k + 1];
+        d += c[at(!cur, next)] - c[at(cur, next)];
     }
+    d
 }
 
 /// Overlap in ticks of sample `i` (ticks `[iT, iT + T)`) and `[a, a + 6)`.
@@ -478,8 +478,7 @@ pub(super) fn sequence_slice<const T: usize>(
     let a_fs = a.min(libm::sqrtf(FULL_SCALE));
     let level = 6.0 * a_fs * a_fs;
     for k in 0..n {
-        let m = (Reply::<T, MAX_SAMPLES>::margin(&costs, n, &bits, k) / (a * a).max(1.0))
-            .clamp(0.0, 1.0);
+        let m = (margin(&costs, n, &bits, k) / (a * a).max(1.0)).clamp(0.0, 1.0);
         let (hi, lo) = (level as u32, (level * (1.0 - m)) as u32);
         (s.e1[k], s.e0[k]) = if bit(&bits, k) { (hi, lo) } else { (lo, hi) };
     }
