@@ -267,7 +267,7 @@ impl Demodulator {
                 cancel::subtract(st, &fit);
                 st.stats.cancelled += 1;
                 st.cancelled_until = st.cancelled_until.max(st.base + fit.hi as u64);
-                self.search_under::<T, N, F>(st, j, filter, sink);
+                self.search_under::<T, N, F>(st, j, f.timestamp.get(), filter, sink);
                 self.emit(st, f, uncovered, filter, sink);
                 st.floor = st.base + j as u64 + 1;
                 return j + 1;
@@ -282,12 +282,14 @@ impl Demodulator {
     /// trigger position from where a reply overlapping it could start (a
     /// whole reply earlier, not before the scan's last resume point) up
     /// to `js` is tried again, failed candidates included. Frames found
-    /// are subtracted too (when their fit is good) and passed on, in
-    /// order.
+    /// that start before the subtracted one (at tick `before`) are
+    /// subtracted too (when their fit is good) and passed on, in order;
+    /// the scan meets the others when it goes on through the span.
     fn search_under<const T: usize, const N: usize, F: FnMut(&DemodFrame)>(
         &self,
         st: &mut DemodState,
         js: usize,
+        before: u64,
         filter: &mut AddressFilter<N>,
         sink: &mut F,
     ) {
@@ -301,7 +303,10 @@ impl Demodulator {
                 break;
             };
             k = jj + 1;
-            let Some((w, bits, _)) = self.fine::<T, N>(st, jj, filter) else {
+            let Some((w, bits, _)) = self
+                .fine::<T, N>(st, jj, filter)
+                .filter(|(w, ..)| w.timestamp.get() < before)
+            else {
                 continue;
             };
             let r0 = jj * T + usize::from(w.offset);
@@ -316,8 +321,12 @@ impl Demodulator {
         }
     }
 
-    /// Pass a validated frame to the sink (unless it repeats the last one:
-    /// a reply that a cancellation left behind) and feed the filter.
+    /// Pass a validated frame to the sink and feed the filter, unless a
+    /// cancellation left it behind: it repeats the last frame, or it
+    /// starts before the last frame (the scan goes on through a cancelled
+    /// reply's span from the sample after its trigger, where phases reach
+    /// back before the reply's own start: what it finds there is what the
+    /// subtraction left of that reply). Output stays in timestamp order.
     fn emit<const N: usize, F: FnMut(&DemodFrame)>(
         &self,
         st: &mut DemodState,
@@ -328,7 +337,8 @@ impl Demodulator {
     ) {
         let ts = f.timestamp.get();
         let (last, last_ts) = st.last_emit;
-        if last == f.data && last_ts.abs_diff(ts) <= 2 * u64::from(self.tps) {
+        let behind = last_ts != u64::MAX && ts < last_ts;
+        if behind || last == f.data && last_ts.abs_diff(ts) <= 2 * u64::from(self.tps) {
             return;
         }
         st.last_emit = (f.data, ts);
