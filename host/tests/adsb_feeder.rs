@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
-use support::{Peer, TempDir, free_port, have};
+use support::{Peer, TempDir, connect, free_port, have, http_get, http_raw, listener, sink};
 
 const AIRWAVES: &str = env!("CARGO_BIN_EXE_airwaves");
 /// The scene generator's traffic is centred here.
@@ -80,62 +80,6 @@ fn beast_as_avr_ts(bytes: &[u8]) -> (Vec<String>, Vec<u8>) {
         signals.push(m.signal.unwrap_or(0));
     }
     (lines, signals)
-}
-
-/// Accept one connection on `l` and read it to the end (in a thread).
-fn sink(l: TcpListener) -> thread::JoinHandle<Vec<u8>> {
-    thread::spawn(move || {
-        let (mut s, _) = l.accept().unwrap();
-        let mut v = Vec::new();
-        s.read_to_end(&mut v).unwrap();
-        v
-    })
-}
-
-fn listener() -> (TcpListener, u16) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let p = l.local_addr().unwrap().port();
-    (l, p)
-}
-
-/// Connect to 127.0.0.1:`port`, retrying until it listens.
-fn connect(port: u16, timeout: Duration) -> TcpStream {
-    let t0 = Instant::now();
-    loop {
-        match TcpStream::connect(("127.0.0.1", port)) {
-            Ok(s) => return s,
-            Err(e) if t0.elapsed() > timeout => panic!("connect {port}: {e}"),
-            Err(_) => thread::sleep(Duration::from_millis(50)),
-        }
-    }
-}
-
-/// One HTTP/1.1 GET; returns (status, body).
-fn http_get(port: u16, path: &str) -> (u16, Vec<u8>) {
-    http_raw(
-        port,
-        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").as_bytes(),
-    )
-}
-
-/// Send `request` and return (status, body).
-fn http_raw(port: u16, request: &[u8]) -> (u16, Vec<u8>) {
-    let mut s = connect(port, Duration::from_secs(10));
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(request).unwrap();
-    let mut v = Vec::new();
-    let _ = s.read_to_end(&mut v);
-    let text = String::from_utf8_lossy(&v);
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = match v.windows(4).position(|w| w == b"\r\n\r\n") {
-        Some(i) => v[i + 4..].to_vec(),
-        None => Vec::new(),
-    };
-    (status, body)
 }
 
 /// `airwaves adsb --net` near the scene's traffic with `extra` options;

@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod support;
+
 // ---------------------------------------------------------------------------
 // A tiny HTTP server.
 
@@ -1068,6 +1070,7 @@ fn test_map_of_a_running_demo_feeder() {
         .unwrap()
         .port();
     let addr = format!("127.0.0.1:{port}");
+    let mlat_port = support::free_port();
     let mut feeder = Command::new(env!("CARGO_BIN_EXE_airwaves"))
         .args([
             "adsb",
@@ -1081,7 +1084,7 @@ fn test_map_of_a_running_demo_feeder() {
             "--net-bo-port",
             "0",
             "--net-bi-port",
-            "0",
+            &mlat_port.to_string(),
             "--duration",
             "90",
         ])
@@ -1130,6 +1133,25 @@ fn test_map_of_a_running_demo_feeder() {
         );
         std::thread::sleep(Duration::from_millis(500));
     }
+    // An MLAT result fed through the MLAT port (30104's role) shows as
+    // MLAT: aircraft.json types it so and the map marks it.
+    let mut mlat = support::connect(mlat_port, Duration::from_secs(10));
+    mlat.write_all(&support::mlat_results_stream()).unwrap();
+    let t1 = Instant::now();
+    loop {
+        let body = http_body(&addr, "/data/aircraft.json").unwrap_or_default();
+        let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let list = v["aircraft"].as_array().cloned().unwrap_or_default();
+        if let Some(a) = list
+            .iter()
+            .find(|a| a["hex"] == "a835af" && a["lat"].is_number())
+        {
+            assert_eq!(a["type"], "mlat", "{a}");
+            break;
+        }
+        assert!(t1.elapsed() < Duration::from_secs(10), "no MLAT aircraft");
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let url = format!("http://{addr}/");
     let before = listed(&http_body(&addr, "/data/aircraft.json").unwrap());
     let dom = dump_dom(&chromium, &url, 4000).unwrap();
@@ -1166,6 +1188,8 @@ fn test_map_of_a_running_demo_feeder() {
         stable_pos.difference(&markers)
     );
     assert!(markers.len() >= 15, "{} markers", markers.len());
+    let mlat_markers = hexes(&dom, "g", "mlat");
+    assert_eq!(mlat_markers, ["a835af"], "MLAT markers");
     let gs = elements(&dom, "g");
     assert!(gs.iter().any(|e| e.attr("id") == Some("receiver")));
 

@@ -309,6 +309,11 @@
     }
   }
 
+  /** Whether the position came from multilateration (readsb's `mlat` field list). */
+  function mlatPosition(d) {
+    return Array.isArray(d.mlat) && d.mlat.includes('lat');
+  }
+
   function createMarker(p) {
     const g = svgEl('g', { class: 'aircraft', 'data-hex': p.hex }, layers.aircraft);
     p.ring = svgEl('circle', { r: 17, class: 'select-ring' }, g);
@@ -354,6 +359,7 @@
     if (EMERGENCY_SQUAWKS[sq]) cls.push('emergency');
     if (p.hex === selectedHex) cls.push('selected');
     if (isNum(d.seen_pos) && d.seen_pos > POSITION_STALE_S) cls.push('stale');
+    if (mlatPosition(d)) cls.push('mlat');
     if (c.hidden) cls.push('label-hidden');
     setAttrIfChanged(p.marker, c, 'class', 'class', cls.join(' '));
     setTextIfChanged(p.label, c, 'l1', callsign(d) || p.hex.toUpperCase());

@@ -94,6 +94,12 @@ impl Timestamp {
     }
 }
 
+/// The Beast timestamp that marks a multilateration result: mlat-client
+/// sends the positions a server computed back to the receiver as Beast
+/// frames stamped `FF 00 4D 4C 41 54` (`"\xFF\x00MLAT"`), which no
+/// receiver's 12 MHz clock gives in practice (it is ~8,900 days of ticks).
+pub const MLAT_TIMESTAMP: Timestamp = Timestamp(0xFF00_4D4C_4154);
+
 /// Beast signal byte from a mean power (full scale 1.0):
 /// `round(255 · sqrt(power))`, clamped to 0–255 (NaN gives 0; exact halves
 /// may round either way because `power` is an `f32`).
@@ -220,6 +226,19 @@ impl Message {
     /// The kind, by length.
     pub fn kind(&self) -> MessageKind {
         self.kind
+    }
+
+    /// Whether this is a multilateration result (timestamp
+    /// [`MLAT_TIMESTAMP`]).
+    ///
+    /// ```
+    /// use airwaves_core::modes::encode::{MLAT_TIMESTAMP, Message, Timestamp};
+    /// let f = [0x5D, 0x48, 0x4F, 0xDE, 0xA2, 0x48, 0xF5];
+    /// assert!(Message::new(&f, Some(MLAT_TIMESTAMP), None).unwrap().is_mlat());
+    /// assert!(!Message::new(&f, Some(Timestamp::from_ticks(1)), None).unwrap().is_mlat());
+    /// ```
+    pub fn is_mlat(&self) -> bool {
+        self.timestamp == Some(MLAT_TIMESTAMP)
     }
 }
 

@@ -318,24 +318,16 @@ impl<const N: usize, M: ModeAcStage> Receiver<N, M> {
         }
     }
 
-    /// Track a frame received elsewhere (e.g. Beast input) at tracker time
-    /// `t_ms`, with `repaired_bits` already corrected. A trusted DF11/17/18
-    /// (accepted, received without repair) makes its address known to the
-    /// local demodulator too, so that the aircraft's AP-format replies are
+    /// Track a frame received elsewhere (e.g. Beast input, or an MLAT
+    /// result: [`ReceivedFrame::as_mlat`]) at its tracker time `rx.t_ms`,
+    /// bits already corrected. A trusted DF11/17/18 (accepted, received
+    /// without repair, not MLAT) makes its address known to the local
+    /// demodulator too, so that the aircraft's AP-format replies are
     /// accepted here.
-    pub fn track_remote(
-        &mut self,
-        bytes: &[u8],
-        signal_dbfs: f32,
-        repaired_bits: u8,
-        t_ms: u64,
-    ) -> Result<UpdateOutcome, RejectReason> {
-        let rx = ReceivedFrame::new(bytes, t_ms)
-            .with_signal(signal_dbfs)
-            .with_repaired_bits(repaired_bits);
-        let outcome = self.tracker.update(&rx);
-        if outcome.is_ok() && repaired_bits == 0 {
-            let address = Frame::new_checked(bytes)
+    pub fn track_remote(&mut self, rx: &ReceivedFrame<'_>) -> Result<UpdateOutcome, RejectReason> {
+        let outcome = self.tracker.update(rx);
+        if outcome.is_ok() && rx.repaired_bits == 0 && !rx.mlat {
+            let address = Frame::new_checked(rx.bytes)
                 .ok()
                 .filter(|f| matches!(f.df_code(), 11 | 17 | 18))
                 .and_then(|f| f.address());
@@ -581,10 +573,13 @@ mod test {
         // A corrupt remote frame is rejected and teaches nothing.
         let mut bad = hex(DF17);
         bad[5] ^= 1;
-        assert!(rx.track_remote(&bad, f32::NAN, 0, 5_000).is_err());
+        assert!(rx.track_remote(&ReceivedFrame::new(&bad, 5_000)).is_err());
         assert!(!rx.is_known(0x4840D6, rx.now()));
         // A trusted DF17 from Beast input makes the address known here.
-        assert!(rx.track_remote(&hex(DF17), f32::NAN, 0, 5_000).is_ok());
+        assert!(
+            rx.track_remote(&ReceivedFrame::new(&hex(DF17), 5_000))
+                .is_ok()
+        );
         assert!(rx.is_known(0x4840D6, rx.now()));
         let mut log = Log::default();
         rx.process(&iq, 5_010, &mut log);

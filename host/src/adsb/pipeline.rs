@@ -37,7 +37,9 @@ use airwaves_core::modes::encode::{
 use airwaves_core::modes::level::{LevelMeter, LevelState, LevelStats};
 use airwaves_core::modes::modeac::{ModeAcDetector, ModeAcReply};
 use airwaves_core::modes::receiver::{self, Decoded, ModeAc, Receiver, Sink};
-use airwaves_core::modes::tracker::{PositionUpdate, RejectReason, Tracker, UpdateOutcome};
+use airwaves_core::modes::tracker::{
+    PositionUpdate, ReceivedFrame, RejectReason, Tracker, UpdateOutcome,
+};
 
 /// Aircraft table capacity (readsb keeps no fixed limit; 1024 is several
 /// times the busiest receivers' count).
@@ -84,6 +86,9 @@ pub struct PipelineConfig {
     pub outputs: OutputSet,
     /// Tracker time source.
     pub clock: Clock,
+    /// Send multilateration results on the outputs (readsb's
+    /// `--forward-mlat`); off, they only reach the aircraft table.
+    pub forward_mlat: bool,
 }
 
 /// Encoded output waiting to be published.
@@ -110,6 +115,8 @@ pub struct Pipeline {
 enum Origin {
     Local,
     Remote,
+    /// A multilateration result from Beast input.
+    Mlat,
 }
 
 impl Pipeline {
@@ -205,23 +212,33 @@ impl Pipeline {
     /// and forwarded only if they pass; Mode A/C replies are forwarded.
     /// A trusted DF11/17/18 heard remotely lets the local demodulator
     /// accept that aircraft's AP-format replies (the receiver's one set of
-    /// known addresses).
+    /// known addresses). A multilateration result ([`Message::is_mlat`])
+    /// is tracked as such and forwarded only with
+    /// [`PipelineConfig::forward_mlat`], so that a feed never passes off a
+    /// computed position as a received one.
     pub fn process_remote(&mut self, m: &Message, now_unix_ms: u64) {
         self.out.buffer_ms = self.out.buffer_ms.max(now_unix_ms);
         let ticks = m.timestamp.map_or(0, Timestamp::ticks);
         let signal = m.signal.unwrap_or(0);
+        let mlat = m.is_mlat();
         match m.kind() {
             MessageKind::ModeAc => {
                 self.out.counters.remote.modeac += 1;
                 self.out.emit(m.frame(), ticks, signal, None);
             }
             _ => {
-                let dbfs = if signal == 0 {
+                // An MLAT result's signal byte is not a level heard here.
+                let dbfs = if signal == 0 || mlat {
                     f32::NAN
                 } else {
                     20.0 * (f32::from(signal) / 255.0).log10()
                 };
-                let outcome = self.rx.track_remote(m.frame(), dbfs, 0, now_unix_ms);
+                let mut rx = ReceivedFrame::new(m.frame(), now_unix_ms).with_signal(dbfs);
+                if mlat {
+                    rx = rx.as_mlat();
+                    self.out.counters.mlat_results += 1;
+                }
+                let outcome = self.rx.track_remote(&rx);
                 let tracked = Tracked {
                     bytes: m.frame(),
                     ticks,
@@ -233,7 +250,8 @@ impl Pipeline {
                     outcome: &outcome,
                     tracker: self.rx.tracker(),
                 };
-                self.out.mode_s(&tracked, Origin::Remote);
+                let origin = if mlat { Origin::Mlat } else { Origin::Remote };
+                self.out.mode_s(&tracked, origin);
             }
         }
         self.after_batch();
@@ -353,11 +371,14 @@ impl Outputs {
         self.now_ms = self.now_ms.max(t_ms);
         let source = match origin {
             Origin::Local => FrameSource::Local,
-            Origin::Remote => FrameSource::Remote,
+            Origin::Remote | Origin::Mlat => FrameSource::Remote,
         };
         self.counters
             .add_frame(source, f.repaired, f.dbfs, f.outcome);
-        if origin == Origin::Remote
+        if origin == Origin::Mlat && !self.config.forward_mlat {
+            return;
+        }
+        if origin != Origin::Local
             && !matches!(
                 f.outcome,
                 Ok(_) | Err(RejectReason::AltitudeJump | RejectReason::VelocityJump)

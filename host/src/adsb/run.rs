@@ -113,9 +113,20 @@ pub struct AdsbArgs {
     /// SBS (BaseStation) output port, 0 to disable.
     #[arg(long, default_value_t = 30003)]
     pub net_sbs_port: u16,
-    /// Beast input port, 0 to disable.
-    #[arg(long, default_value_t = 30004)]
-    pub net_bi_port: u16,
+    /// Beast input ports, comma-separated (30004 for other receivers,
+    /// 30104 where mlat-client sends its results); 0 to disable.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "30004,30104",
+        value_name = "PORT,..."
+    )]
+    pub net_bi_port: Vec<u16>,
+    /// Also send multilateration results (Beast input frames stamped
+    /// FF004D4C4154) on the outputs, as readsb's --forward-mlat; by default
+    /// they only reach the aircraft table, never the feeds.
+    #[arg(long)]
+    pub forward_mlat: bool,
     /// Beast output port, 0 to disable.
     #[arg(long, default_value_t = 30005)]
     pub net_bo_port: u16,
@@ -296,6 +307,7 @@ fn open_outputs(args: &AdsbArgs, settings: &Settings) -> Result<Outputs, AdsbErr
         receiver: settings.receiver,
         outputs: net.outputs(),
         clock,
+        forward_mlat: args.forward_mlat,
     })
     .map_err(AdsbError::Config)?;
     let site = FeederSite::new();
@@ -964,7 +976,13 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbError> {
             }
         }
     }
-    let wants_in = args.net_bi_port != 0
+    let bi_ports: Vec<u16> = args
+        .net_bi_port
+        .iter()
+        .copied()
+        .filter(|&p| p != 0)
+        .collect();
+    let wants_in = !bi_ports.is_empty()
         || specs
             .iter()
             .any(|s| s.protocol == ConnectorProtocol::BeastIn);
@@ -976,8 +994,7 @@ fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbError> {
     if wants_in {
         net.beast_rx = Some(rx);
     }
-    if args.net_bi_port != 0 {
-        let port = args.net_bi_port;
+    for port in bi_ports {
         match listen_beast_in(bind(port), sink.clone()) {
             Ok(l) => {
                 if !args.quiet {

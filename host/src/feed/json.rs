@@ -18,7 +18,7 @@
 //! | key | value |
 //! |---|---|
 //! | `hex` | 6 lower-case hex digits, `~` prefix for a non-ICAO address |
-//! | `type` | `adsb_icao`, `adsb_icao_nt`, `adsr_icao`, `tisb_icao`, `adsb_other`, `tisb_other`, `mode_s` |
+//! | `type` | `adsb_icao`, `adsb_icao_nt`, `adsr_icao`, `tisb_icao`, `mlat`, `adsb_other`, `tisb_other`, `mode_s` |
 //! | `flight` | callsign padded with spaces to 8 characters |
 //! | `r` | registration, where it follows from the address by arithmetic (United States N-numbers, [`registration`]) |
 //! | `alt_baro` | ft, or `"ground"` when on the ground |
@@ -35,8 +35,8 @@
 //! | `seen_pos` | s since the position, one decimal |
 //! | `version`, `nic_baro`, `nac_p`, `nac_v`, `sil`, `gva` | integers |
 //! | `sil_type` | `perhour` / `persample` |
-//! | `mlat` | always `[]` |
-//! | `tisb` | for `tisb_*` types, the keys above that came from TIS-B; else `[]` |
+//! | `mlat` | the fields above whose value came from a multilateration result (`lat`, `lon`, `nic`, `rc` with an MLAT position; `altitude`, `alt_geom` with an MLAT altitude; `gs`, `track`, `baro_rate` with an MLAT velocity), named as readsb names them; else `[]` |
+//! | `tisb` | for `tisb_*` types, the fields above that came from TIS-B (readsb's names: `callsign` for `flight`, `altitude` for `alt_baro`); else `[]` |
 //! | `messages` | accepted frames from this aircraft |
 //! | `seen` | s since the last frame, one decimal |
 //! | `rssi` | mean signal of the last 8 frames, dBFS, one decimal |
@@ -62,6 +62,7 @@ pub fn address_type_name(t: AddressType) -> &'static str {
         AddressType::AdsbIcaoNonTransponder => "adsb_icao_nt",
         AddressType::AdsR => "adsr_icao",
         AddressType::TisbIcao => "tisb_icao",
+        AddressType::Mlat => "mlat",
         AddressType::AdsbOther => "adsb_other",
         AddressType::TisbOther => "tisb_other",
         AddressType::ModeS => "mode_s",
@@ -134,6 +135,26 @@ pub fn write_aircraft_json<const N: usize>(
     top.close_object();
 }
 
+/// Which tracker group set an aircraft.json field (for the `mlat` list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Group {
+    Position,
+    Altitude,
+    Velocity,
+    Other,
+}
+
+/// The name readsb and dump1090-fa give a field in the `mlat` and `tisb`
+/// lists: the aircraft.json key, except `callsign` for `flight` and
+/// `altitude` for `alt_baro`.
+fn source_field_name(key: &str) -> &str {
+    match key {
+        "flight" => "callsign",
+        "alt_baro" => "altitude",
+        k => k,
+    }
+}
+
 /// Seconds from `t_ms` to `now_ms`, 0 if `t_ms` is later.
 fn age_s(now_ms: u64, t_ms: u64) -> f64 {
     now_ms.saturating_sub(t_ms) as f64 / 1000.0
@@ -148,8 +169,9 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
         ac.address_type(),
         AddressType::TisbIcao | AddressType::TisbOther
     );
-    // Keys written that came from ES messages, for the `tisb` list.
-    let mut es_keys: [&str; 24] = [""; 24];
+    // Fields written that came from ES messages, with the group that set
+    // them, for the `tisb` and `mlat` lists.
+    let mut es_keys: [(&str, Group); 24] = [("", Group::Other); 24];
     let mut n_es = 0;
     let mut o = JsonWriter::object(out);
     {
@@ -161,11 +183,14 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
         let _ = write!(h, "{:06x}\"", ac.address());
     }
     o.string("type", address_type_name(ac.address_type()));
-    // Start an ES-derived member: note its key for the `tisb` list.
+    // Start an ES-derived member: note its field for the source lists.
     macro_rules! es {
-        ($o:expr, $key:expr) => {{
+        ($o:expr, $key:expr) => {
+            es!($o, $key, Group::Other)
+        };
+        ($o:expr, $key:expr, $group:expr) => {{
             if let Some(slot) = es_keys.get_mut(n_es) {
-                *slot = $key;
+                *slot = ($key, $group);
                 n_es += 1;
             }
             $o.key($key)
@@ -188,17 +213,17 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
     if ac.on_ground() == Some(true) {
         o.string("alt_baro", "ground");
     } else if let Some(a) = baro {
-        let _ = write!(es!(o, "alt_baro"), "{a}");
+        let _ = write!(es!(o, "alt_baro", Group::Altitude), "{a}");
     }
     let geom = ac
         .altitude_gnss_ft()
         .or_else(|| Some(baro? + ac.gnss_baro_diff_ft()?));
     if let Some(g) = geom {
-        let _ = write!(es!(o, "alt_geom"), "{g}");
+        let _ = write!(es!(o, "alt_geom", Group::Altitude), "{g}");
     }
     if vel_fresh {
         if let Some(v) = ac.ground_speed_kt().filter(|v| v.is_finite()) {
-            let _ = write!(es!(o, "gs"), "{v:.1}");
+            let _ = write!(es!(o, "gs", Group::Velocity), "{v:.1}");
         }
         if let Some(v) = ac.ias_kt() {
             let _ = write!(es!(o, "ias"), "{v}");
@@ -212,13 +237,13 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
     }
     if vel_fresh {
         if let Some(v) = ac.track_deg().filter(|v| v.is_finite()) {
-            let _ = write!(es!(o, "track"), "{v:.2}");
+            let _ = write!(es!(o, "track", Group::Velocity), "{v:.2}");
         }
         if let Some(v) = ac.heading_deg().filter(|v| v.is_finite()) {
             let _ = write!(es!(o, "mag_heading"), "{v:.2}");
         }
         if let Some(v) = ac.vertical_rate_baro_fpm() {
-            let _ = write!(es!(o, "baro_rate"), "{v}");
+            let _ = write!(es!(o, "baro_rate", Group::Velocity), "{v}");
         }
         if let Some(v) = ac.vertical_rate_gnss_fpm() {
             let _ = write!(es!(o, "geom_rate"), "{v}");
@@ -237,13 +262,13 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
         .position()
         .filter(|f| now.saturating_sub(f.t_ms) <= stale_ms && f.position.is_valid());
     if let Some(f) = fix {
-        let _ = write!(es!(o, "lat"), "{:.6}", f.position.lat);
-        let _ = write!(es!(o, "lon"), "{:.6}", f.position.lon);
+        let _ = write!(es!(o, "lat", Group::Position), "{:.6}", f.position.lat);
+        let _ = write!(es!(o, "lon", Group::Position), "{:.6}", f.position.lon);
     }
     if let Some(nic) = ac.nic() {
-        let _ = write!(es!(o, "nic"), "{nic}");
+        let _ = write!(es!(o, "nic", Group::Position), "{nic}");
         if let Some(rc) = ac.radius_of_containment_m() {
-            let _ = write!(es!(o, "rc"), "{rc}");
+            let _ = write!(es!(o, "rc", Group::Position), "{rc}");
         }
     }
     if let Some(f) = fix {
@@ -271,12 +296,26 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
     if let Some(v) = ac.gva() {
         let _ = write!(es!(o, "gva"), "{v}");
     }
-    o.key("mlat").push_str("[]");
+    {
+        let mut list = JsonWriter::array(o.key("mlat"));
+        for &(k, group) in es_keys.iter().take(n_es) {
+            let from_mlat = match group {
+                Group::Position => ac.mlat_position(),
+                Group::Altitude => ac.mlat_altitude(),
+                Group::Velocity => ac.mlat_velocity(),
+                Group::Other => false,
+            };
+            if from_mlat {
+                push_json_string(list.element(), source_field_name(k));
+            }
+        }
+        list.close_array();
+    }
     {
         let mut list = JsonWriter::array(o.key("tisb"));
         if tisb {
-            for k in es_keys.iter().take(n_es) {
-                push_json_string(list.element(), k);
+            for &(k, _) in es_keys.iter().take(n_es) {
+                push_json_string(list.element(), source_field_name(k));
             }
         }
         list.close_array();
@@ -509,7 +548,37 @@ mod test {
             .unwrap()
             .clone();
         assert_eq!(t["alt_baro"], 700);
-        assert_eq!(t["tisb"], serde_json::json!(["alt_baro"]), "{t}");
+        // readsb's field names: "altitude" for alt_baro.
+        assert_eq!(t["tisb"], serde_json::json!(["altitude"]), "{t}");
+        assert_eq!(t["mlat"], serde_json::json!([]), "{t}");
+    }
+
+    /// mlat-client's results for A835AF (DF18 CF 2 TC 18 pair, TC 19):
+    /// typed `mlat`, the fields they set listed under `mlat`.
+    #[test]
+    fn test_mlat_fields() {
+        let mut tr = Tracker::<16>::new(TrackerConfig::DEFAULT);
+        for h in [
+            "92A835AF901502DDDEF3B61949EC",
+            "92A835AF901506491AECF115B1EB",
+            "92A835AF99046519382C00B5C721",
+        ] {
+            let b = hex(h);
+            tr.update(&ReceivedFrame::new(&b, T0).as_mlat()).unwrap();
+        }
+        let mut s = String::new();
+        write_aircraft_json(&tr, T0 + 500, 0, None, &mut s);
+        let v: Value = serde_json::from_str(&s).unwrap();
+        let a = &v["aircraft"][0];
+        assert_eq!(a["type"], "mlat");
+        assert_eq!(a["r"], "N628TS");
+        assert_eq!(
+            a["mlat"],
+            serde_json::json!(["altitude", "gs", "track", "baro_rate", "lat", "lon"]),
+            "{a}"
+        );
+        assert_eq!(a["tisb"], serde_json::json!([]));
+        assert_eq!(a["alt_baro"], 3000);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! | `airwaves_samples_processed_total`, `airwaves_samples_dropped_total` | counter | |
 //! | `airwaves_frames_total` | counter | `source` = `local`, `remote` |
 //! | `airwaves_modeac_total` | counter | `source` |
+//! | `airwaves_mlat_results_total` | counter | multilateration results received (also in `airwaves_frames_total{source="remote"}`) |
 //! | `airwaves_frames_by_df_total` | counter | `df` (24 = all Comm-D codes 24–31) |
 //! | `airwaves_frames_accepted_total` | counter | |
 //! | `airwaves_frames_rejected_total` | counter | `reason` = `length`, `crc`, `unknown_address`, `unsupported`, `altitude`, `velocity` |
@@ -19,7 +20,7 @@
 //! | `airwaves_positions_rejected_total` | counter | `reason` = `speed`, `range`, `inconsistent` |
 //! | `airwaves_tracks_total` | counter | |
 //! | `airwaves_tracks_single_message_total` | counter | aircraft removed after a single frame |
-//! | `airwaves_aircraft` | gauge | `with` = `any`, `position`, `adsb`: heard (position received) in the last 60 s; `adsb` = any DF17/18 source |
+//! | `airwaves_aircraft` | gauge | `with` = `any`, `position`, `adsb`, `mlat`: heard (position received) in the last 60 s; `adsb` = any DF17/18 source; `mlat` = last position from MLAT |
 //! | `airwaves_signal_dbfs`, `airwaves_noise_dbfs` | gauge | mean power since start |
 //! | `airwaves_peak_signal_dbfs` | gauge | strongest frame since start |
 //! | `airwaves_strong_signals_total` | counter | frames above −3 dBFS |
@@ -159,6 +160,12 @@ pub fn write_metrics<const N: usize>(
         &[("source", "remote")],
         n(c.remote.modes),
     );
+    e.single(
+        "airwaves_mlat_results_total",
+        "counter",
+        "Multilateration results received on Beast input (also counted as remote frames).",
+        n(c.mlat_results),
+    );
     e.family(
         "airwaves_modeac_total",
         "counter",
@@ -267,7 +274,7 @@ pub fn write_metrics<const N: usize>(
         n(t.aircraft_single_message),
     );
 
-    let (mut any, mut with_pos, mut adsb) = (0u64, 0u64, 0u64);
+    let (mut any, mut with_pos, mut adsb, mut mlat) = (0u64, 0u64, 0u64, 0u64);
     for ac in tracker.iter() {
         if now_unix_ms.saturating_sub(ac.last_seen_ms()) > RECENT_MS {
             continue;
@@ -279,18 +286,22 @@ pub fn write_metrics<const N: usize>(
         {
             with_pos += 1;
         }
-        if ac.address_type() != AddressType::ModeS {
+        if !matches!(ac.address_type(), AddressType::ModeS | AddressType::Mlat) {
             adsb += 1;
+        }
+        if ac.mlat_position() {
+            mlat += 1;
         }
     }
     e.family(
         "airwaves_aircraft",
         "gauge",
-        "Aircraft heard in the last 60 s: all, with a position received in that time, with ADS-B (DF17/18).",
+        "Aircraft heard in the last 60 s: all, with a position received in that time, with ADS-B (DF17/18), positioned by MLAT.",
     );
     e.sample("airwaves_aircraft", &[("with", "any")], n(any));
     e.sample("airwaves_aircraft", &[("with", "position")], n(with_pos));
     e.sample("airwaves_aircraft", &[("with", "adsb")], n(adsb));
+    e.sample("airwaves_aircraft", &[("with", "mlat")], n(mlat));
 
     e.single(
         "airwaves_signal_dbfs",

@@ -105,8 +105,11 @@ pub struct Counters {
     pub samples_dropped: u64,
     /// Messages from the local demodulator.
     pub local: SourceCounters,
-    /// Messages from remote (Beast) input.
+    /// Messages from remote (Beast) input, MLAT results included.
     pub remote: SourceCounters,
+    /// Multilateration results received (Beast input frames stamped
+    /// [`MLAT_TIMESTAMP`](airwaves_core::modes::encode::MLAT_TIMESTAMP)).
+    pub mlat_results: u64,
     /// Airborne CPR position messages accepted (ADS-B TC 9–18, 20–22).
     pub cpr_airborne: u64,
     /// Surface CPR position messages accepted (ADS-B TC 5–8).
@@ -176,6 +179,7 @@ impl Counters {
             remote: zero,
             cpr_airborne: 0,
             cpr_surface: 0,
+            mlat_results: 0,
             tracker: TrackerStats::new(),
             signal_power_sum: 0.0,
             signal_count: 0,
@@ -322,6 +326,7 @@ impl Counters {
             remote: self.remote.delta(&e.remote),
             cpr_airborne: self.cpr_airborne.saturating_sub(e.cpr_airborne),
             cpr_surface: self.cpr_surface.saturating_sub(e.cpr_surface),
+            mlat_results: self.mlat_results.saturating_sub(e.mlat_results),
             tracker: tracker_delta(&self.tracker, &e.tracker),
             signal_power_sum: (self.signal_power_sum - e.signal_power_sum).max(0.0),
             signal_count: self.signal_count.saturating_sub(e.signal_count),

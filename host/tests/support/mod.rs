@@ -3,8 +3,8 @@
 //! `fakeusb.c`. Each test binary uses a subset, hence `dead_code`.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -245,4 +245,106 @@ pub fn narrow_iq(rate: f64, seconds: f64, offset: f64, tone: f64, depth: f64, de
         out.push((a * phase.sin() * 128.0 + 127.4).round() as u8);
     }
     out
+}
+
+// ------------------------------------------------------------ TCP and HTTP
+
+/// Accept one connection on `l` and read it to the end (in a thread).
+pub fn sink(l: TcpListener) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        let mut v = Vec::new();
+        s.read_to_end(&mut v).unwrap();
+        v
+    })
+}
+
+pub fn listener() -> (TcpListener, u16) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let p = l.local_addr().unwrap().port();
+    (l, p)
+}
+
+/// Connect to 127.0.0.1:`port`, retrying until it listens.
+pub fn connect(port: u16, timeout: Duration) -> TcpStream {
+    let t0 = Instant::now();
+    loop {
+        match TcpStream::connect(("127.0.0.1", port)) {
+            Ok(s) => return s,
+            Err(e) if t0.elapsed() > timeout => panic!("connect {port}: {e}"),
+            Err(_) => thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// One HTTP/1.1 GET; returns (status, body).
+pub fn http_get(port: u16, path: &str) -> (u16, Vec<u8>) {
+    http_raw(
+        port,
+        format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+}
+
+/// Send `request` and return (status, body).
+pub fn http_raw(port: u16, request: &[u8]) -> (u16, Vec<u8>) {
+    let mut s = connect(port, Duration::from_secs(10));
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request).unwrap();
+    let mut v = Vec::new();
+    let _ = s.read_to_end(&mut v);
+    let text = String::from_utf8_lossy(&v);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = match v.windows(4).position(|w| w == b"\r\n\r\n") {
+        Some(i) => v[i + 4..].to_vec(),
+        None => Vec::new(),
+    };
+    (status, body)
+}
+
+// ------------------------------------------------------------ MLAT results
+
+/// mlat-client's results for A835AF (N628TS) at 52.3° N 4.76° E,
+/// 3,000 ft, 200 kt north and 100 kt west, −640 ft/min: even and odd
+/// TC 18 positions and a TC 19 velocity, as DF18 CF 2 (written from the
+/// layout of mlat-client's results by an independent generator).
+pub const MLAT_FRAMES: [&str; 3] = [
+    "92A835AF901502DDDEF3B61949EC",
+    "92A835AF901506491AECF115B1EB",
+    "92A835AF99046519382C00B5C721",
+];
+
+/// The magic timestamp of an MLAT result.
+pub const MLAT_TS: [u8; 6] = [0xFF, 0x00, 0x4D, 0x4C, 0x41, 0x54];
+
+/// Bytes of a hex string (even length, no separators).
+pub fn bytes(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// One Beast long-frame message: `1A 33`, timestamp, signal, frame, every
+/// 0x1A after the type doubled.
+pub fn beast(ts: [u8; 6], signal: u8, frame: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1A, b'3'];
+    for &b in ts.iter().chain([signal].iter()).chain(frame) {
+        out.push(b);
+        if b == 0x1A {
+            out.push(0x1A);
+        }
+    }
+    out
+}
+
+/// [`MLAT_FRAMES`] as one Beast stream, stamped [`MLAT_TS`].
+pub fn mlat_results_stream() -> Vec<u8> {
+    MLAT_FRAMES
+        .iter()
+        .flat_map(|h| beast(MLAT_TS, 0xFF, &bytes(h)))
+        .collect()
 }

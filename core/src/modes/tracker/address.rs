@@ -25,6 +25,9 @@ pub enum AddressType {
     AdsR,
     /// DF18 CF 2: fine TIS-B, ICAO address.
     TisbIcao,
+    /// A multilateration result (see [`ReceivedFrame::mlat`](super::ReceivedFrame::mlat)),
+    /// ICAO address.
+    Mlat,
     /// DF18 CF 1: ADS-B with a non-ICAO (anonymous or vehicle) address.
     AdsbOther,
     /// DF18 CF 5: fine TIS-B with a non-ICAO address (track number).

@@ -28,6 +28,14 @@ pub(super) const F_VEL: u32 = 1 << 14;
 pub(super) const F_ALT: u32 = 1 << 15;
 pub(super) const F_NIC_BARO_KNOWN: u32 = 1 << 16;
 pub(super) const F_SIL_TYPE_KNOWN: u32 = 1 << 17;
+pub(super) const F_MLAT_POS: u32 = 1 << 18;
+pub(super) const F_MLAT_ALT: u32 = 1 << 19;
+pub(super) const F_MLAT_VEL: u32 = 1 << 20;
+
+/// How long a position not from MLAT keeps multilateration results from
+/// overwriting the aircraft's data, ms (the aircraft's own ADS-B is
+/// better than a computed position while it is this fresh).
+pub const MLAT_YIELD_MS: u64 = 10_000;
 
 /// The flags of the stored even (`odd = false`) or odd CPR frame: `(valid,
 /// surface)`.
@@ -356,6 +364,30 @@ impl Aircraft {
                 CprKind::Airborne
             },
         })
+    }
+
+    /// Whether the last position came from a multilateration result.
+    pub fn mlat_position(&self) -> bool {
+        self.flag(F_POS) && self.flag(F_MLAT_POS)
+    }
+
+    /// Whether the last barometric altitude came from a multilateration
+    /// result.
+    pub fn mlat_altitude(&self) -> bool {
+        self.flag(F_ALT) && self.flag(F_MLAT_ALT)
+    }
+
+    /// Whether the last velocity came from a multilateration result.
+    pub fn mlat_velocity(&self) -> bool {
+        self.flag(F_VEL) && self.flag(F_MLAT_VEL)
+    }
+
+    /// Whether the aircraft has a position of its own (not from MLAT) no
+    /// older than [`MLAT_YIELD_MS`] at `t_ms`.
+    pub(super) fn has_own_position(&self, t_ms: u64) -> bool {
+        self.flag(F_POS)
+            && !self.flag(F_MLAT_POS)
+            && t_ms.saturating_sub(self.pos_t_ms) <= MLAT_YIELD_MS
     }
 
     /// The stored even (`odd = false`) or odd CPR frame with its reception

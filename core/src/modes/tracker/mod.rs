@@ -82,6 +82,26 @@
 //! dropped (like dump1090-fa's `seen_pos` limit); aircraft not heard for
 //! [`TrackerConfig::expiry_ms`] are removed.
 //!
+//! # Multilateration results
+//!
+//! mlat-client returns the positions a multilateration server computed as
+//! synthesised DF18 frames (CF 2, ICAO address; CF 5 for a non-ICAO one):
+//! an airborne position pair (TC 18, barometric altitude, NIC 0), an
+//! altitude-only TC 0 frame, and TC 19 ground velocity, marked by the Beast
+//! timestamp [`MLAT_TIMESTAMP`](crate::modes::encode::MLAT_TIMESTAMP).
+//! Given as [`ReceivedFrame::as_mlat`], such a frame is checked and
+//! decoded like any DF18 but:
+//!
+//! - an ICAO address is typed [`AddressType::Mlat`] (between TIS-B and
+//!   non-ICAO ADS-B in the order of preference, as readsb ranks it);
+//! - it does not make the address [known](Tracker::is_known);
+//! - it yields to the aircraft's own data: while a position not from MLAT
+//!   is younger than [`MLAT_YIELD_MS`], its content is ignored (the frame
+//!   still counts as heard);
+//! - the groups it sets (position, altitude, velocity) are marked as from
+//!   MLAT ([`Aircraft::mlat_position`], [`Aircraft::mlat_altitude`],
+//!   [`Aircraft::mlat_velocity`]) until a received frame sets them again.
+//!
 //! # Memory and cost
 //!
 //! The aircraft are stored densely in `[Aircraft; N]` (removal moves the
@@ -137,7 +157,7 @@ mod stats;
 mod tests;
 
 pub use address::{AddressType, NON_ICAO};
-pub use aircraft::Aircraft;
+pub use aircraft::{Aircraft, MLAT_YIELD_MS};
 pub use config::TrackerConfig;
 pub use outcome::{PositionUpdate, RejectReason, UpdateOutcome};
 pub use position::{PositionFix, PositionSource};
@@ -145,8 +165,9 @@ pub use received::ReceivedFrame;
 pub use stats::TrackerStats;
 
 use crate::modes::adsb::{self, AdsbRepr};
+use crate::modes::altitude::decode_ac12;
 use crate::modes::frame::{DownlinkFormat, Frame};
-use aircraft::F_TRUSTED;
+use aircraft::{F_MLAT_ALT, F_MLAT_POS, F_MLAT_VEL, F_TRUSTED};
 
 /// Mask of the 24-bit address in a key.
 const ADDR_MASK: u32 = 0xFF_FFFF;
@@ -338,7 +359,15 @@ impl<const N: usize> Tracker<N> {
         let frame = Frame::new_checked(rx.bytes).map_err(|_| RejectReason::Length)?;
         let t = rx.t_ms;
         let df = frame.df();
-        let src = self.classify(&frame, rx.repaired_bits)?;
+        let mut src = self.classify(&frame, rx.repaired_bits)?;
+        if rx.mlat {
+            // Computed elsewhere, not heard: it does not vouch for the
+            // address (the known-address window).
+            src.trusted = false;
+            if src.addr_type.is_icao() {
+                src.addr_type = AddressType::Mlat;
+            }
+        }
 
         // Find or add the aircraft.
         let mut new_aircraft = false;
@@ -385,8 +414,11 @@ impl<const N: usize> Tracker<N> {
         ac.clear_stale(t, cfg.stale_ms);
 
         // Content and plausibility checks (nothing applied yet).
+        let yields = rx.mlat && ac.has_own_position(t);
         let adsb = match df {
-            DownlinkFormat::ExtendedSquitter | DownlinkFormat::ExtendedSquitterNonTransponder => {
+            DownlinkFormat::ExtendedSquitter | DownlinkFormat::ExtendedSquitterNonTransponder
+                if !yields =>
+            {
                 AdsbRepr::parse(frame.me()).ok()
             }
             _ => None,
@@ -396,6 +428,12 @@ impl<const N: usize> Tracker<N> {
                 adsb::AltitudeSource::Baro => p.altitude_ft(),
                 adsb::AltitudeSource::Gnss => None,
             },
+            _ if yields => None,
+            // TC 0 (no position) may still carry the barometric altitude
+            // (ME bits 9–20), as mlat-client's altitude-only results do.
+            (Some(AdsbRepr::Unknown { tc: 0, bytes }), _) => {
+                decode_ac12((u16::from(bytes[1]) << 4) | u16::from(bytes[2] >> 4))
+            }
             (
                 None,
                 DownlinkFormat::ShortAcas
@@ -424,7 +462,7 @@ impl<const N: usize> Tracker<N> {
             ac.flags |= F_TRUSTED;
         }
         if let Some(alt) = altitude {
-            if adsb.is_none() {
+            if !matches!(adsb, Some(AdsbRepr::AirbornePosition(_))) {
                 ac.set_altitude(alt, t);
             }
         }
@@ -433,6 +471,15 @@ impl<const N: usize> Tracker<N> {
             Some(repr) => ac.apply_adsb(&cfg, &mut self.stats, repr, t),
             None => PositionUpdate::None,
         };
+        if altitude.is_some() {
+            ac.set_flag(F_MLAT_ALT, rx.mlat);
+        }
+        if matches!(position, PositionUpdate::Decoded(_)) {
+            ac.set_flag(F_MLAT_POS, rx.mlat);
+        }
+        if matches!(adsb, Some(AdsbRepr::AirborneVelocity(_))) {
+            ac.set_flag(F_MLAT_VEL, rx.mlat);
+        }
         Ok(UpdateOutcome {
             key: src.key,
             df,

@@ -14,6 +14,13 @@ pub struct ReceivedFrame<'a> {
     pub signal_dbfs: f32,
     /// Number of bits repaired by CRC error correction (0 if none).
     pub repaired_bits: u8,
+    /// The frame is a multilateration result (an mlat-client position,
+    /// velocity or altitude synthesised as DF18, Beast timestamp
+    /// [`MLAT_TIMESTAMP`](crate::modes::encode::MLAT_TIMESTAMP)), not a
+    /// reply heard by a receiver: the aircraft is typed
+    /// [`AddressType::Mlat`](super::AddressType::Mlat) and the fields it sets
+    /// are marked as MLAT-derived (see the [module docs](super#multilateration-results)).
+    pub mlat: bool,
 }
 
 impl<'a> ReceivedFrame<'a> {
@@ -31,6 +38,7 @@ impl<'a> ReceivedFrame<'a> {
             t_ms,
             signal_dbfs: f32::NAN,
             repaired_bits: 0,
+            mlat: false,
         }
     }
 
@@ -40,6 +48,16 @@ impl<'a> ReceivedFrame<'a> {
             signal_dbfs,
             ..self
         }
+    }
+
+    /// The same frame marked as a multilateration result.
+    ///
+    /// ```
+    /// use airwaves_core::modes::tracker::ReceivedFrame;
+    /// assert!(ReceivedFrame::new(&[0x90; 14], 0).as_mlat().mlat);
+    /// ```
+    pub const fn as_mlat(self) -> Self {
+        ReceivedFrame { mlat: true, ..self }
     }
 
     /// The same frame with a repaired-bit count.

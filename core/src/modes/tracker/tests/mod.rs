@@ -19,6 +19,7 @@ use crate::testing::hex;
 
 mod addresses;
 mod fields;
+mod mlat;
 mod phantoms;
 mod positions;
 mod recorded;
