@@ -516,6 +516,24 @@ fn receiver_json(tiles: Option<&str>) -> Value {
     r
 }
 
+/// Points of the fixture's `outline.json`: one every 10° of bearing, 60 to
+/// 150 NM from the receiver (flat-earth offsets, close enough for a
+/// drawing).
+const OUTLINE_POINTS: usize = 36;
+
+fn outline_json() -> Value {
+    let points: Vec<Value> = (0..OUTLINE_POINTS)
+        .map(|i| {
+            let brg = (i as f64 * 10.0).to_radians();
+            let nm = 60.0 + 90.0 * ((i * 7 % 11) as f64 / 10.0);
+            let lat = RECEIVER_LAT + nm / 60.0 * brg.cos();
+            let lon = RECEIVER_LON + nm / 60.0 * brg.sin() / RECEIVER_LAT.to_radians().cos();
+            json!([lat, lon, 30_000 + 100 * i])
+        })
+        .collect();
+    json!({"actualRange": {"last24h": {"points": points}}})
+}
+
 /// A map tile drawn as SVG, so that the tiles path needs no network.
 fn tile_svg(path: &str) -> Response {
     Response::ok(
@@ -558,6 +576,7 @@ fn fixture_server(opts: FixtureOptions) -> (TestServer, Arc<Counters>) {
         let path = path.split('?').next().unwrap_or(path);
         match path {
             "/data/receiver.json" => Response::json(&receiver_json(opts.tiles)),
+            "/data/outline.json" => Response::json(&outline_json()),
             "/data/aircraft.json" => {
                 let n = seen.aircraft.fetch_add(1, Ordering::SeqCst);
                 if opts.always_fail || n < opts.failures_first {
@@ -609,6 +628,14 @@ async function run() {
   const mercX = (lon) => (lon + 180) / 360;
   const mercY = (lat) => { const l = lat * Math.PI / 180; return (1 - Math.log(Math.tan(l) + 1 / Math.cos(l)) / Math.PI) / 2; };
   const centredOn = (hex) => { const a = w.airwaves.planes.get(hex).d; return Math.abs(v.cx - mercX(a.lon)) < 1e-9 && Math.abs(v.cy - mercY(a.lat)) < 1e-9; };
+
+  // The range outline is drawn and the button toggles it.
+  await until(() => d.getElementById('range-outline'), 'the range outline');
+  log.outlinePoints = Number(d.getElementById('range-outline').dataset.points);
+  d.getElementById('outline').click();
+  log.outlineHidden = d.getElementById('range-outline') === null && d.getElementById('outline').getAttribute('aria-pressed') === 'false';
+  d.getElementById('outline').click();
+  log.outlineShownAgain = d.getElementById('range-outline') !== null;
 
   th('alt').click(); log.altFirst = rows(); log.altFirstClass = th('alt').className;
   th('alt').click(); log.altSecond = rows(); log.altSecondClass = th('alt').className;
@@ -1017,6 +1044,10 @@ fn test_interactions() {
     assert!(log["trailBeforeGap"].as_u64().unwrap() >= 2, "{log:#}");
     assert_eq!(log["trailAfterGap"], json!(1), "{log:#}");
     assert_eq!(log["trailDrawnAfterGap"], json!(false), "{log:#}");
+    // The range outline: every point drawn, toggled off and on.
+    assert_eq!(log["outlinePoints"], json!(OUTLINE_POINTS), "{log:#}");
+    assert_eq!(log["outlineHidden"], json!(true), "{log:#}");
+    assert_eq!(log["outlineShownAgain"], json!(true), "{log:#}");
 }
 
 #[test]
@@ -1152,6 +1183,25 @@ fn test_map_of_a_running_demo_feeder() {
         assert!(t1.elapsed() < Duration::from_secs(10), "no MLAT aircraft");
         std::thread::sleep(Duration::from_millis(200));
     }
+    // The range outline has points by now (aircraft with two positions).
+    let outline_points = |body: &[u8]| -> usize {
+        let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        v["actualRange"]["last24h"]["points"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    let t2 = Instant::now();
+    let outline_before = loop {
+        let n = outline_points(&http_body(&addr, "/data/outline.json").unwrap_or_default());
+        if n >= 3 {
+            break n;
+        }
+        assert!(
+            t2.elapsed() < Duration::from_secs(20),
+            "outline: {n} points"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
     let url = format!("http://{addr}/");
     let before = listed(&http_body(&addr, "/data/aircraft.json").unwrap());
     let dom = dump_dom(&chromium, &url, 4000).unwrap();
@@ -1188,6 +1238,16 @@ fn test_map_of_a_running_demo_feeder() {
         stable_pos.difference(&markers)
     );
     assert!(markers.len() >= 15, "{} markers", markers.len());
+    let drawn = elements(&dom, "path")
+        .iter()
+        .find(|e| e.attr("id") == Some("range-outline"))
+        .and_then(|e| e.attr("data-points")?.parse::<usize>().ok())
+        .expect("the range outline is drawn");
+    assert!(
+        drawn >= outline_before,
+        "{drawn} of {outline_before} points"
+    );
+    println!("range outline: {drawn} points drawn");
     let mlat_markers = hexes(&dom, "g", "mlat");
     assert_eq!(mlat_markers, ["a835af"], "MLAT markers");
     let gs = elements(&dom, "g");

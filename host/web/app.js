@@ -5,7 +5,9 @@
 // `data/receiver.json` until it has it; both URLs are relative, so the page
 // works under any sub-path. The map is one SVG in Web Mercator: raster tiles
 // (only when receiver.json names an XYZ template with {z}/{x}/{y} and
-// optionally {s}), graticule, range rings, trails, receiver and aircraft.
+// optionally {s}), graticule, range rings, the range outline
+// (`data/outline.json`, readsb's shape, reloaded every minute; the `range`
+// button toggles it), trails, receiver and aircraft.
 // Elements are created once per aircraft (keyed by ICAO hex) and updated in
 // place; aircraft that leave the JSON are removed.
 'use strict';
@@ -43,6 +45,7 @@
     tiles: byId('layer-tiles'),
     graticule: byId('layer-graticule'),
     rings: byId('layer-rings'),
+    outline: byId('layer-outline'),
     trails: byId('layer-trails'),
     receiver: byId('layer-receiver'),
     aircraft: byId('layer-aircraft'),
@@ -59,6 +62,7 @@
     details: byId('details'),
     follow: byId('follow'),
     labels: byId('labels'),
+    outline: byId('outline'),
     empty: byId('table-empty'),
     attribution: byId('attribution'),
   };
@@ -280,6 +284,22 @@
       const [lx, ly] = toScreen(mercX(llon), mercY(llat));
       svgEl('text', { x: lx.toFixed(1), y: (ly - 4).toFixed(1), class: 'range-label' }, g).textContent = `${nm} NM`;
     }
+  }
+
+  /** The range outline (outline.json, readsb's shape): [[lat, lon, alt], …] in bearing order. */
+  let outlinePoints = [];
+  let showOutline = true;
+  function renderOutline() {
+    const g = layers.outline;
+    g.replaceChildren();
+    if (!showOutline || outlinePoints.length < 3) return;
+    let d = '';
+    for (const [lat, lon] of outlinePoints) {
+      const [sx, sy] = toScreen(mercX(lon), mercY(lat));
+      d += `${d === '' ? 'M' : 'L'}${sx.toFixed(1)},${sy.toFixed(1)}`;
+    }
+    const path = svgEl('path', { d: d + 'Z', id: 'range-outline', class: 'range-outline', 'data-points': outlinePoints.length }, g);
+    svgEl('title', {}, path).textContent = 'range outline, last 24 h';
   }
 
   function renderReceiver() {
@@ -661,6 +681,11 @@
     svg.classList.toggle('no-labels', !showLabels);
     placeLabels();
   });
+  ui.outline.addEventListener('click', () => {
+    showOutline = !showOutline;
+    ui.outline.setAttribute('aria-pressed', String(showOutline));
+    renderOutline();
+  });
   document.addEventListener('keydown', (ev) => {
     if (ev.key === 'Escape') select(null, false);
   });
@@ -683,6 +708,7 @@
       renderTiles();
       renderGraticule();
       renderRings();
+      renderOutline();
       renderReceiver();
     }
     for (const p of planes.values()) { updateMarker(p); renderTrail(p); }
@@ -834,6 +860,21 @@
     }
   }
 
+  const OUTLINE_EVERY_MS = 60000;
+  let outlineLoadedAt = -Infinity;
+  async function loadOutline() {
+    outlineLoadedAt = Date.now();
+    try {
+      const o = await fetchJson('data/outline.json');
+      const pts = o && o.actualRange && o.actualRange.last24h && o.actualRange.last24h.points;
+      if (!Array.isArray(pts)) return;
+      outlinePoints = pts.filter((p) => Array.isArray(p) && isNum(p[0]) && isNum(p[1]) && Math.abs(p[0]) <= 90 && Math.abs(p[1]) <= 180);
+      renderOutline();
+    } catch (e) {
+      // No outline (an older receiver, or none yet): the map goes on without it.
+    }
+  }
+
   function applyAircraft(json) {
     const list = Array.isArray(json.aircraft) ? json.aircraft : [];
     const seen = new Set();
@@ -892,6 +933,7 @@
       if (!json || typeof json !== 'object') throw new Error('aircraft.json: not an object');
       applyAircraft(json);
       setStatus(true, '');
+      if (receiver && Date.now() - outlineLoadedAt >= OUTLINE_EVERY_MS) loadOutline();
     } catch (e) {
       setStatus(false, String(e && e.message ? e.message : e));
     } finally {

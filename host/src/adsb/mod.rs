@@ -31,5 +31,6 @@ pub mod pipeline;
 pub mod run;
 pub mod site;
 pub mod source;
+pub mod state;
 
 pub use run::{AdsbArgs, run};

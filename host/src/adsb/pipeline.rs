@@ -25,6 +25,7 @@
 //!   frame's sample time) for a file read as fast as possible, so that a
 //!   replay tracks aircraft (CPR pairs, speeds) as they flew.
 
+use crate::feed::outline::RangeOutline;
 use crate::feed::sbs::write_sbs;
 use crate::feed::stats::{Counters, FrameSource};
 use crate::mode_s::{ConfigError, tracker_config};
@@ -155,6 +156,7 @@ impl Pipeline {
                 buffer_ms: start,
                 now_ms: start,
                 line: String::with_capacity(256),
+                outline: config.receiver.map(RangeOutline::new),
             },
         })
     }
@@ -297,6 +299,20 @@ impl Pipeline {
         &mut self.out.counters
     }
 
+    /// The range outline of the positions decoded here (`None` without a
+    /// receiver location).
+    pub fn outline(&self) -> Option<&RangeOutline> {
+        self.out.outline.as_ref()
+    }
+
+    /// Replace the range outline (one loaded from a state file); ignored
+    /// unless it is for this pipeline's receiver location.
+    pub fn set_outline(&mut self, outline: RangeOutline) {
+        if self.out.outline.is_some() && Some(outline.receiver()) == self.out.config.receiver {
+            self.out.outline = Some(outline);
+        }
+    }
+
     /// The output waiting to be published.
     pub fn batches(&self) -> &Batches {
         &self.out.batches
@@ -337,6 +353,8 @@ struct Outputs {
     now_ms: u64,
     /// Scratch for one SBS line.
     line: String,
+    /// The range outline of local positions (with a receiver location).
+    outline: Option<RangeOutline>,
 }
 
 impl Sink<TRACKER_CAPACITY> for Outputs {
@@ -405,6 +423,12 @@ impl Outputs {
         {
             self.counters
                 .add_distance_m(distance_nm(rx_pos, fix.position) * METRES_PER_NM);
+            if origin == Origin::Local
+                && let Some(outline) = &mut self.outline
+            {
+                let alt = a.altitude_baro_ft().filter(|_| a.on_ground() != Some(true));
+                outline.add(o.key, fix.position, alt, t_ms);
+            }
         }
         let line = std::mem::take(&mut self.line);
         self.emit(f.bytes, f.ticks, f.signal, Some(&line));

@@ -6,6 +6,7 @@ use super::cpu;
 use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
+use super::state::{StateDir, write_atomic};
 use crate::autogain::control::{LoopConfig, LoopState, Measurement};
 use crate::cli::{Gain, LocationArgs, TuningArgs, parse_hz, parse_seconds};
 use crate::demo::frontend::{FrontEnd, MAX_GAIN_TENTHS};
@@ -48,6 +49,9 @@ const CONNECTOR_WAIT: Duration = Duration::from_secs(5);
 const REPLAY_CLIENT_WAIT: Duration = Duration::from_secs(10);
 /// How long output is given to drain to clients at the end of a file.
 const DRAIN: Duration = Duration::from_secs(3);
+/// `outline.json` without a receiver location.
+const EMPTY_OUTLINE: &str = r#"{"actualRange":{"last24h":{"points":[]}}}"#;
+
 /// Version string of `receiver.json`.
 const VERSION: &str = concat!("airwaves ", env!("CARGO_PKG_VERSION"));
 
@@ -150,6 +154,10 @@ pub struct AdsbArgs {
     /// Write aircraft.json, receiver.json and stats.json into DIR.
     #[arg(long, value_name = "DIR")]
     pub write_json: Option<PathBuf>,
+    /// Keep what outlives a restart (the 24-hour range outline) in DIR
+    /// (default: the --write-json directory).
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
     /// Seconds between JSON writes (finite, above 0: checked as parsed).
     #[arg(long, default_value_t = 1.0, value_parser = parse_seconds)]
     pub write_json_every: f64,
@@ -423,6 +431,9 @@ struct Feeder<'a> {
     exit_error: Option<AdsbError>,
     last_json_write: Option<Instant>,
     json_error_shown: bool,
+    /// Where the outline is kept across restarts (`--state-dir`, else
+    /// `--write-json`), when the receiver's location is known.
+    state: Option<StateDir>,
     /// With the signal clock (`--demo`): signal time at sample 0, unix ms,
     /// and the sample rate.
     signal_clock: Option<(u64, f64)>,
@@ -540,6 +551,7 @@ impl<'a> Feeder<'a> {
             text: String::new(),
             gain_mode,
         };
+        let state = open_state(args, &mut outputs.pipeline);
         // I/Q waits briefly when Beast input must also be served.
         let iq_wait = Duration::from_millis(if outputs.net.beast_rx.is_some() {
             20
@@ -559,6 +571,7 @@ impl<'a> Feeder<'a> {
             exit_error: None,
             last_json_write: None,
             json_error_shown: false,
+            state,
             signal_clock: settings
                 .signal_clock
                 .then_some((settings.start_unix_ms, f64::from(settings.rate))),
@@ -715,6 +728,9 @@ impl<'a> Feeder<'a> {
             }
         }
         out.site.publish(snap);
+        if let (Some(state), Some(outline)) = (&mut self.state, out.pipeline.outline()) {
+            state.save_outline(outline, finished || out_of_time);
+        }
         self.console.tick(
             &out.pipeline,
             &out.net,
@@ -797,11 +813,17 @@ impl Ticker {
         self.history.write_stats_json(now, &counters, &mut s);
         let mut m = String::with_capacity(8 * 1024);
         write_metrics(&counters, pipeline.tracker(), now, &net.clients(), &mut m);
+        let mut o = String::with_capacity(16 * 1024);
+        match pipeline.outline() {
+            Some(outline) => outline.write_json(now, &mut o),
+            None => o.push_str(EMPTY_OUTLINE),
+        }
         Snapshot {
             aircraft: Arc::from(a.into_bytes()),
             receiver: self.receiver_json.clone(),
             stats: Arc::from(s.into_bytes()),
             metrics: Arc::from(m.into_bytes()),
+            outline: Arc::from(o.into_bytes()),
         }
     }
 }
@@ -1098,6 +1120,21 @@ fn open_input(
     })
 }
 
+/// The state directory (`--state-dir`, else `--write-json`) with the
+/// outline loaded into `pipeline`; `None` without a directory or a
+/// receiver location. A refused state file is reported, never fatal.
+fn open_state(args: &AdsbArgs, pipeline: &mut Pipeline) -> Option<StateDir> {
+    let dir = args.state_dir.clone().or_else(|| args.write_json.clone())?;
+    let receiver = pipeline.outline()?.receiver();
+    let state = StateDir::new(dir);
+    match state.load_outline(receiver) {
+        Ok(Some(outline)) => pipeline.set_outline(outline),
+        Ok(None) => {}
+        Err(why) => eprintln!("airwaves adsb: {why}"),
+    }
+    Some(state)
+}
+
 /// Write the snapshot's JSON into `dir`, each file through a temporary
 /// name and a rename so readers never see half a file.
 fn write_json_dir(dir: &Path, snap: &Snapshot) -> std::io::Result<()> {
@@ -1106,10 +1143,9 @@ fn write_json_dir(dir: &Path, snap: &Snapshot) -> std::io::Result<()> {
         ("aircraft.json", &snap.aircraft),
         ("receiver.json", &snap.receiver),
         ("stats.json", &snap.stats),
+        ("outline.json", &snap.outline),
     ] {
-        let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, body)?;
-        std::fs::rename(&tmp, dir.join(name))?;
+        write_atomic(dir, name, body)?;
     }
     Ok(())
 }

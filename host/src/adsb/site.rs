@@ -7,6 +7,7 @@
 //! | `/data/aircraft.json` (also `/aircraft.json`) | readsb / dump1090-fa `aircraft.json` |
 //! | `/data/receiver.json` (also `/receiver.json`) | `receiver.json` |
 //! | `/data/stats.json` (also `/stats.json`) | `stats.json` |
+//! | `/data/outline.json` (also `/outline.json`) | readsb's range outline ([`crate::feed::outline`]) |
 //! | `/metrics` | Prometheus text format 0.0.4 |
 //!
 //! The decode thread renders a new [`Snapshot`] about once a second and
@@ -27,6 +28,8 @@ pub struct Snapshot {
     pub stats: Arc<[u8]>,
     /// Prometheus metrics.
     pub metrics: Arc<[u8]>,
+    /// `outline.json`.
+    pub outline: Arc<[u8]>,
 }
 
 /// The feeder's [`Site`].
@@ -63,6 +66,7 @@ impl Site for FeederSite {
             "/data/aircraft.json" | "/aircraft.json" => json(self.current().aircraft),
             "/data/receiver.json" | "/receiver.json" => json(self.current().receiver),
             "/data/stats.json" | "/stats.json" => json(self.current().stats),
+            "/data/outline.json" | "/outline.json" => json(self.current().outline),
             "/metrics" => Some(Response {
                 content_type: "text/plain; version=0.0.4; charset=utf-8",
                 ..Response::text(200, self.current().metrics.to_vec())

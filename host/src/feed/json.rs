@@ -352,8 +352,10 @@ pub struct ReceiverInfo {
 }
 
 /// Append `receiver.json`:
-/// `{"version":…,"refresh":…,"history":…,"lat":…,"lon":…,"tiles":…}`
-/// (`lat`/`lon` with 6 decimals, only when known; `tiles` only when set).
+/// `{"version":…,"refresh":…,"history":…,"lat":…,"lon":…,"outlineJson":true,"tiles":…}`
+/// (`lat`/`lon` with 6 decimals and `outlineJson`, readsb's flag that
+/// `outline.json` is served, only when the location is known; `tiles` only
+/// when set).
 ///
 /// ```
 /// use airwaves::feed::json::{ReceiverInfo, write_receiver_json};
@@ -370,7 +372,7 @@ pub struct ReceiverInfo {
 /// write_receiver_json(&r, &mut json);
 /// assert_eq!(
 ///     json,
-///     r#"{"version":"airwaves 0.1.0","refresh":1000,"history":0,"lat":52.300000,"lon":4.760000,"gain_db":33.8}"#
+///     r#"{"version":"airwaves 0.1.0","refresh":1000,"history":0,"lat":52.300000,"lon":4.760000,"outlineJson":true,"gain_db":33.8}"#
 /// );
 /// ```
 pub fn write_receiver_json(r: &ReceiverInfo, out: &mut String) {
@@ -381,6 +383,8 @@ pub fn write_receiver_json(r: &ReceiverInfo, out: &mut String) {
     if let Some(p) = r.position.filter(Position::is_valid) {
         o.float("lat", p.lat, 6);
         o.float("lon", p.lon, 6);
+        // There is a range outline (tar1090 then loads outline.json).
+        o.key("outlineJson").push_str("true");
     }
     if let Some(t) = &r.tiles {
         o.string("tiles", t);

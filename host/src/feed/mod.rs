@@ -5,10 +5,12 @@
 //! - [`sbs`]: BaseStation lines (port 30003);
 //! - [`json`]: readsb / dump1090-fa `aircraft.json` and `receiver.json`;
 //! - [`stats`]: cumulative counters and dump1090-fa's `stats.json`;
-//! - [`metrics`]: Prometheus text exposition format 0.0.4.
+//! - [`metrics`]: Prometheus text exposition format 0.0.4;
+//! - [`outline`]: the 24-hour range outline (`outline.json`).
 
 pub mod json;
 pub mod metrics;
+pub mod outline;
 pub mod sbs;
 pub mod stats;
 
