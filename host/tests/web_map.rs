@@ -471,7 +471,7 @@ fn fleet() -> Vec<Plane> {
         },
         Plane {
             hex: "a1b2c3",
-            fields: json!({"r": "N2085A", "category": "A1", "rssi": -27.5, "messages": 14, "seen": 12.5, "seen_pos": 22.0}),
+            fields: json!({"r": "N2085A", "country": "United States", "country_code": "US", "category": "A1", "rssi": -27.5, "messages": 14, "seen": 12.5, "seen_pos": 22.0}),
             pos: Some((49.70, 9.55)),
             nm_per_step: 0.0,
             ft_per_step: 0.0,
@@ -760,8 +760,12 @@ fn test_dom_under_sub_path_with_tiles() {
         .find(|e| e.attr("data-hex") == Some("a1b2c3"))
         .unwrap();
     let cells = &dom[row.end..];
+    let cells = &cells[..cells.find("</tr>").unwrap()];
+    assert!(cells.contains(">N2085A<"), "{cells:.400}");
+    // The state of registry: its flag (regional indicators U, S), named in
+    // the cell's title.
     assert!(
-        cells[..cells.find("</tr>").unwrap()].contains(">N2085A<"),
+        cells.contains("title=\"United States\">\u{1F1FA}\u{1F1F8}<"),
         "{cells:.400}"
     );
     let gs = elements(&dom, "g");

@@ -514,11 +514,20 @@
     return typeof d.r === 'string' ? d.r : '';
   }
 
+  /** The flag of `country_code` (ISO 3166-1 alpha-2) as regional-indicator letters. */
+  function flagOf(d) {
+    const c = typeof d.country_code === 'string' ? d.country_code : '';
+    if (!/^[A-Z]{2}$/.test(c)) return '';
+    return String.fromCodePoint(0x1f1e6 + c.charCodeAt(0) - 65, 0x1f1e6 + c.charCodeAt(1) - 65);
+  }
+  function countryOf(d) { return typeof d.country === 'string' ? d.country : ''; }
+
   const COLUMNS = [
     ['hex', (d, p) => p.hex.toUpperCase(), ''],
-    ['flight', (d) => callsign(d), ''],
+    ['country', (d) => flagOf(d), 'flag opt'],
+    ['flight', (d) => callsign(d), 'callsign'],
     ['r', (d) => registrationOf(d), 'opt'],
-    ['squawk', (d) => (typeof d.squawk === 'string' ? d.squawk : ''), ''],
+    ['squawk', (d) => (typeof d.squawk === 'string' ? d.squawk : ''), 'squawk'],
     ['alt', (d) => fmtAlt(altitudeOf(d)), 'num'],
     ['gs', (d) => fmtInt(d.gs), 'num'],
     ['track', (d) => fmtInt(d.track), 'num opt'],
@@ -528,8 +537,10 @@
     ['messages', (d) => fmtInt(d.messages), 'num opt'],
     ['seen', (d) => fmtFixed(d.seen, isNum(d.seen) && d.seen < 10 ? 1 : 0), 'num'],
   ];
+  const COUNTRY_COL = COLUMNS.findIndex(([k]) => k === 'country');
   const SORT_VALUE = {
     hex: (d, p) => p.hex,
+    country: (d) => countryOf(d) || null,
     flight: (d) => callsign(d) || null,
     r: (d) => registrationOf(d) || null,
     squawk: (d) => (typeof d.squawk === 'string' ? d.squawk : null),
@@ -565,6 +576,8 @@
       const text = COLUMNS[i][1](d, p);
       if (p.cellText[i] !== text) { p.cellText[i] = text; p.cells[i].textContent = text; }
     }
+    const country = countryOf(d);
+    if (p.countryTitle !== country) { p.countryTitle = country; p.cells[COUNTRY_COL].title = country; }
     const sq = typeof d.squawk === 'string' ? d.squawk : '';
     const cls = [];
     if (EMERGENCY_SQUAWKS[sq]) cls.push('emergency');
@@ -650,6 +663,7 @@
       (EMERGENCY_SQUAWKS[sq] ? `<div class="details-alert">squawk ${sq}: ${EMERGENCY_SQUAWKS[sq]}</div>` : '') +
       '<dl>' +
       detailRow('registration', escapeHtml(registrationOf(d))) +
+      detailRow('country', countryOf(d) ? `${flagOf(d)} ${escapeHtml(countryOf(d))}`.trim() : '') +
       detailRow('type', escapeHtml(typeof d.type === 'string' ? d.type : '')) +
       detailRow('category', escapeHtml(typeof d.category === 'string' ? d.category : '')) +
       detailRow('squawk', escapeHtml(sq)) +

@@ -27,6 +27,9 @@ pub mod tracker;
 // Registrations that follow from the address by arithmetic (N-numbers).
 pub mod registration;
 
+// The state an address was allocated to (ICAO Annex 10 blocks).
+pub mod country;
+
 // The 12 MHz Mode S clock.
 pub mod time;
 

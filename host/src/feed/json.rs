@@ -21,6 +21,7 @@
 //! | `type` | `adsb_icao`, `adsb_icao_nt`, `adsr_icao`, `tisb_icao`, `mlat`, `adsb_other`, `tisb_other`, `mode_s` |
 //! | `flight` | callsign padded with spaces to 8 characters |
 //! | `r` | registration, where it follows from the address by arithmetic (United States N-numbers, [`registration`]) |
+//! | `country`, `country_code` | (airwaves' own) the state the ICAO address was allocated to and its ISO 3166-1 alpha-2 code ([`country`]; no code for ICAO's own blocks) |
 //! | `alt_baro` | ft, or `"ground"` when on the ground |
 //! | `alt_geom` | ft (GNSS height; else barometric altitude + the TC 19 GNSS−baro difference) |
 //! | `gs`, `ias`, `tas` | kt (`gs` one decimal) |
@@ -49,6 +50,7 @@
 use core::fmt::Write;
 
 use airwaves_core::modes::adsb::EmergencyState;
+use airwaves_core::modes::country::country;
 use airwaves_core::modes::cpr::{Position, distance_nm};
 use airwaves_core::modes::registration::registration;
 use airwaves_core::modes::tracker::{AddressType, Aircraft, NON_ICAO, Tracker};
@@ -109,7 +111,7 @@ pub fn bearing_deg(from: Position, to: Position) -> f64 {
 /// write_aircraft_json(&tracker, 1_700_000_000_500, 1, None, &mut json);
 /// assert_eq!(
 ///     json,
-///     r#"{"now":1700000000.5,"messages":1,"aircraft":[{"hex":"4840d6","type":"adsb_icao","flight":"KLM1023 ","category":"A0","mlat":[],"tisb":[],"messages":1,"seen":0.5}]}"#
+///     r#"{"now":1700000000.5,"messages":1,"aircraft":[{"hex":"4840d6","type":"adsb_icao","flight":"KLM1023 ","country":"Netherlands","country_code":"NL","category":"A0","mlat":[],"tisb":[],"messages":1,"seen":0.5}]}"#
 /// );
 /// ```
 pub fn write_aircraft_json<const N: usize>(
@@ -207,6 +209,12 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
     if ac.key() & NON_ICAO == 0 {
         if let Some(r) = registration(ac.address()) {
             o.string("r", r.as_str());
+        }
+        if let Some(b) = country(ac.address()) {
+            o.string("country", b.name);
+            if let Some(code) = b.iso_code() {
+                o.string("country_code", code);
+            }
         }
     }
     let baro = ac.altitude_baro_ft().filter(|_| alt_fresh);
@@ -441,7 +449,7 @@ mod test {
         // Whole object, literally.
         let a = find("40621d");
         assert!(json.contains(
-            r#"{"hex":"40621d","type":"adsb_icao","alt_baro":38000,"lat":52.257202,"lon":3.919373,"seen_pos":2.0,"mlat":[],"tisb":[],"messages":2,"seen":2.0,"rssi":-10.0,"r_dst":30.986,"r_dir":265.6}"#
+            r#"{"hex":"40621d","type":"adsb_icao","country":"United Kingdom","country_code":"GB","alt_baro":38000,"lat":52.257202,"lon":3.919373,"seen_pos":2.0,"mlat":[],"tisb":[],"messages":2,"seen":2.0,"rssi":-10.0,"r_dst":30.986,"r_dir":265.6}"#
         ), "{json}");
         // r_dst agrees with the haversine distance.
         let d = distance_nm(rx, Position::new(52.2572021484375, 3.91937255859375));
