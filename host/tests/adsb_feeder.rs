@@ -9,40 +9,18 @@ use airwaves_core::modes::encode::{BeastDecoder, StreamDecoder};
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::thread;
 use std::time::{Duration, Instant};
-use support::{Peer, TempDir, connect, free_port, have, http_get, http_raw, listener, sink};
+use support::{
+    Peer, TempDir, connect, free_port, have, http_get, http_raw, listener, make_scene, sink,
+};
 
 const AIRWAVES: &str = env!("CARGO_BIN_EXE_airwaves");
 /// The scene generator's traffic is centred here.
 const LAT: &str = "52.3";
 const LON: &str = "4.8";
-
-/// `airwaves scene` of `seconds` with `seed` into `dir`; returns the .cu8.
-fn make_scene(dir: &Path, seconds: f64, seed: u64) -> PathBuf {
-    let cu8 = dir.join(format!("scene-{seed}.cu8"));
-    let truth = dir.join(format!("scene-{seed}.txt"));
-    let st = Command::new(AIRWAVES)
-        .args([
-            "scene",
-            "--seconds",
-            &seconds.to_string(),
-            "--seed",
-            &seed.to_string(),
-        ])
-        .arg(&cu8)
-        .arg(&truth)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
-    cu8
-}
 
 /// `airwaves decode --format FORMAT` lines of `cu8`.
 fn decode_lines(cu8: &Path, format: &str, extra: &[&str]) -> Vec<String> {

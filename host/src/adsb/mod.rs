@@ -27,6 +27,7 @@
 
 pub mod console;
 pub mod cpu;
+pub mod network;
 pub mod pipeline;
 pub mod run;
 pub mod site;

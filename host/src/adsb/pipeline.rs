@@ -5,10 +5,11 @@
 //! runs the core Mode S demodulator (and, optionally, the Mode A/C
 //! detector), gives every frame to the [`Tracker`], and appends the frame
 //! to the enabled output batches: AVR `*HEX;` lines (port 30002), Beast
-//! binary with the 12 MHz timestamp and signal byte (30005) and
-//! BaseStation `MSG` lines (30003). Frames from Beast input (30004 or a
-//! `beast_in` connector) take the same path after the tracker has checked
-//! them. The caller publishes the batches (one network write per buffer,
+//! binary with the 12 MHz timestamp and signal byte (30005),
+//! BaseStation `MSG` lines (30003) and, for aggregators, the reduced Beast
+//! stream ([`BeastReducer`]: accepted frames only, thinned per aircraft).
+//! Frames from Beast input (30004 or a `beast_in` connector) take the same
+//! path after the tracker has checked them. The caller publishes the batches (one network write per buffer,
 //! not per frame) and clears them with [`Pipeline::clear_batches`].
 //!
 //! Nothing here knows about sockets or threads; nothing allocates per
@@ -26,6 +27,7 @@
 //!   replay tracks aircraft (CPR pairs, speeds) as they flew.
 
 use crate::feed::outline::RangeOutline;
+use crate::feed::reduce::BeastReducer;
 use crate::feed::sbs::write_sbs;
 use crate::feed::stats::{Counters, FrameSource};
 use crate::mode_s::{ConfigError, tracker_config};
@@ -58,6 +60,8 @@ pub struct OutputSet {
     pub beast: bool,
     /// BaseStation `MSG` lines.
     pub sbs: bool,
+    /// Reduced Beast ([`BeastReducer`]).
+    pub beast_reduce: bool,
 }
 
 /// Where the tracker's time comes from.
@@ -90,6 +94,8 @@ pub struct PipelineConfig {
     /// Send multilateration results on the outputs (readsb's
     /// `--forward-mlat`); off, they only reach the aircraft table.
     pub forward_mlat: bool,
+    /// Interval of the reduced Beast stream, ms ([`BeastReducer`]).
+    pub reduce_interval_ms: u64,
 }
 
 /// Encoded output waiting to be published.
@@ -101,6 +107,8 @@ pub struct Batches {
     pub beast: Vec<u8>,
     /// SBS lines.
     pub sbs: String,
+    /// Reduced Beast messages.
+    pub beast_reduce: Vec<u8>,
 }
 
 /// The decode stage (see the module docs).
@@ -157,6 +165,7 @@ impl Pipeline {
                 now_ms: start,
                 line: String::with_capacity(256),
                 outline: config.receiver.map(RangeOutline::new),
+                reducer: BeastReducer::new(config.reduce_interval_ms),
             },
         })
     }
@@ -224,6 +233,9 @@ impl Pipeline {
         let signal = m.signal.unwrap_or(0);
         let mlat = m.is_mlat();
         match m.kind() {
+            // A heartbeat (an all-zero Mode A/C message, readsb's and
+            // ours): the link is alive, nothing was received.
+            MessageKind::ModeAc if ticks == 0 && m.frame() == [0, 0] => {}
             MessageKind::ModeAc => {
                 self.out.counters.remote.modeac += 1;
                 self.out.emit(m.frame(), ticks, signal, None);
@@ -323,6 +335,7 @@ impl Pipeline {
         self.out.batches.avr.clear();
         self.out.batches.beast.clear();
         self.out.batches.sbs.clear();
+        self.out.batches.beast_reduce.clear();
     }
 }
 
@@ -355,6 +368,8 @@ struct Outputs {
     line: String,
     /// The range outline of local positions (with a receiver location).
     outline: Option<RangeOutline>,
+    /// What the reduced Beast stream has passed on.
+    reducer: BeastReducer,
 }
 
 impl Sink<TRACKER_CAPACITY> for Outputs {
@@ -433,6 +448,16 @@ impl Outputs {
         let line = std::mem::take(&mut self.line);
         self.emit(f.bytes, f.ticks, f.signal, Some(&line));
         self.line = line;
+        if self.config.outputs.beast_reduce
+            && let Some((o, _)) = accepted
+            && self.reducer.admit(o.key, f.bytes, t_ms)
+        {
+            let mut buf = [0u8; BEAST_MAX_LEN];
+            let ts = Timestamp::from_ticks(f.ticks);
+            if let Ok(n) = encode_beast(&mut buf, f.bytes, ts, f.signal) {
+                self.batches.beast_reduce.extend_from_slice(&buf[..n]);
+            }
+        }
     }
 
     /// Append one frame to the enabled batches (`sbs`: its SBS line).

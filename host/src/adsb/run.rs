@@ -3,7 +3,8 @@
 
 use super::console::{self, Status};
 use super::cpu;
-use super::pipeline::{Clock, OutputSet, Pipeline, PipelineConfig};
+use super::network::{BEAST_IN_QUEUE, Network, open_network, publish};
+use super::pipeline::{Clock, Pipeline, PipelineConfig};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
 use super::state::{StateDir, write_atomic};
@@ -15,14 +16,9 @@ use crate::error::{AdsbError, CommandError};
 use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
 use crate::feed::metrics::write_metrics;
 use crate::feed::stats::StatsHistory;
-use crate::net::beast_in::{BeastInSink, BeastInStats, RemoteFrame, listen_beast_in};
-use crate::net::connector::{
-    ConnectorHandle, ConnectorProtocol, ConnectorSpec, OutputHubs, spawn_connector,
-};
-use crate::net::fanout::Hub;
 use crate::net::http::serve_http_with;
 use crate::net::http_policy::HttpPolicy;
-use crate::net::listener::{ListenerHandle, listen};
+use crate::net::listener::ListenerHandle;
 use crate::ring::{self, Consumer};
 use crate::source::{CHUNK, Source, SourceArgs, SourceError, Tuning};
 use airwaves_core::modes::cpr::Position;
@@ -31,22 +27,14 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Ring buffers between the source and decode threads (16 × 256 KiB ≈
 /// 0.9 s at 2.4 MS/s).
 const RING_BUFFERS: usize = 16;
-/// Bytes a network client may have pending before it is dropped (≈ 10 s
-/// of a busy Beast feed).
-const CLIENT_BUFFER: usize = 256 * 1024;
-/// Beast input frames queued for the decode thread.
-const BEAST_IN_QUEUE: usize = 8192;
 /// How long `--ifile` waits for `--net-connector`s before reading.
 const CONNECTOR_WAIT: Duration = Duration::from_secs(5);
-/// How long a replay waits for a client to make room before dropping it.
-const REPLAY_CLIENT_WAIT: Duration = Duration::from_secs(10);
 /// How long output is given to drain to clients at the end of a file.
 const DRAIN: Duration = Duration::from_secs(3);
 /// `outline.json` without a receiver location.
@@ -134,8 +122,30 @@ pub struct AdsbArgs {
     /// Beast output port, 0 to disable.
     #[arg(long, default_value_t = 30005)]
     pub net_bo_port: u16,
+    /// Reduced Beast output port (readsb's beast_reduce_out: positions
+    /// about once a second per aircraft, the rest de-duplicated), 0 to
+    /// disable.
+    #[arg(long, default_value_t = 0)]
+    pub net_beast_reduce_out_port: u16,
+    /// Seconds between frames of one kind of one aircraft on the reduced
+    /// Beast output (0.1 to 15).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_reduce_interval, value_name = "S")]
+    pub net_beast_reduce_interval: f64,
+    /// Seconds without output after which a port's clients get a
+    /// heartbeat (readsb's; 0 turns it off).
+    #[arg(long, default_value_t = 60.0, value_parser = parse_heartbeat, value_name = "S")]
+    pub net_heartbeat: f64,
+    /// The receiver's UUID, sent first on beast_reduce_plus_out
+    /// connectors (as readsb does for ADS-B Exchange).
+    #[arg(
+        long,
+        default_value = "/usr/local/share/adsbexchange/adsbx-uuid",
+        value_name = "FILE"
+    )]
+    pub uuid_file: PathBuf,
     /// Outgoing connection HOST,PORT,PROTOCOL (beast_out, raw_out,
-    /// sbs_out, beast_in); repeatable; reconnects when lost.
+    /// sbs_out, beast_reduce_out, beast_reduce_plus_out, beast_in);
+    /// repeatable; reconnects when lost.
     #[arg(long, value_name = "HOST,PORT,PROTOCOL")]
     pub net_connector: Vec<String>,
     /// HTTP port for the web map, JSON and /metrics (default 8080 with
@@ -175,6 +185,22 @@ pub struct AdsbArgs {
     pub duration: Option<f64>,
 }
 
+/// Parse `--net-beast-reduce-interval`: seconds in [0.1, 15].
+pub fn parse_reduce_interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.1..=15.0).contains(&v) => Ok(v),
+        _ => Err(format!("reduce interval {s:?}: use seconds from 0.1 to 15")),
+    }
+}
+
+/// Parse `--net-heartbeat`: seconds in [0, 3600], 0 for none.
+pub fn parse_heartbeat(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=3600.0).contains(&v) => Ok(v),
+        _ => Err(format!("heartbeat {s:?}: use seconds from 0 (off) to 3600")),
+    }
+}
+
 /// Parse `--demo-speed`: a factor in (0, 1000], or `max` (infinite).
 pub fn parse_speed(s: &str) -> Result<f64, String> {
     if s == "max" {
@@ -185,47 +211,6 @@ pub fn parse_speed(s: &str) -> Result<f64, String> {
         _ => Err(format!(
             "demo speed {s:?}: use a factor in (0, 1000] or max"
         )),
-    }
-}
-
-/// The open network side: hubs, listeners, connectors, Beast input.
-struct Network {
-    /// The output hubs (present with `--net`).
-    hubs: Option<OutputHubs>,
-    _listeners: Vec<ListenerHandle>,
-    connectors: Vec<ConnectorHandle>,
-    beast_rx: Option<Receiver<RemoteFrame>>,
-    beast_stats: BeastInStats,
-}
-
-impl Network {
-    /// The outputs somebody is connected to (nothing else is formatted).
-    fn outputs(&self) -> OutputSet {
-        match &self.hubs {
-            Some(h) => OutputSet {
-                avr: h.raw.clients() > 0,
-                beast: h.beast.clients() > 0,
-                sbs: h.sbs.clients() > 0,
-            },
-            None => OutputSet::default(),
-        }
-    }
-
-    fn clients(&self) -> Vec<(&'static str, usize)> {
-        match &self.hubs {
-            Some(h) => vec![
-                ("raw_out", h.raw.clients()),
-                ("sbs_out", h.sbs.clients()),
-                ("beast_out", h.beast.clients()),
-            ],
-            None => Vec::new(),
-        }
-    }
-
-    fn hubs(&self) -> impl Iterator<Item = &Hub> {
-        self.hubs
-            .iter()
-            .flat_map(|h| [&h.raw, &h.sbs, &h.beast].into_iter())
     }
 }
 
@@ -316,6 +301,7 @@ fn open_outputs(args: &AdsbArgs, settings: &Settings) -> Result<Outputs, AdsbErr
         outputs: net.outputs(),
         clock,
         forward_mlat: args.forward_mlat,
+        reduce_interval_ms: (args.net_beast_reduce_interval * 1000.0).round() as u64,
     })
     .map_err(AdsbError::Config)?;
     let site = FeederSite::new();
@@ -728,6 +714,10 @@ impl<'a> Feeder<'a> {
             }
         }
         out.site.publish(snap);
+        if self.args.net_heartbeat > 0.0 {
+            out.net
+                .heartbeat(Duration::from_secs_f64(self.args.net_heartbeat));
+        }
         if let (Some(state), Some(outline)) = (&mut self.state, out.pipeline.outline()) {
             state.save_outline(outline, finished || out_of_time);
         }
@@ -916,130 +906,6 @@ impl Console {
             eprintln!();
         }
     }
-}
-
-/// Publish the pipeline's batches to the hubs and clear them. With
-/// `lossless` (a file replay) clients pace the replay instead of being
-/// dropped when they fall behind.
-fn publish(pipeline: &mut Pipeline, net: &Network, lossless: bool) {
-    if let Some(hubs) = &net.hubs {
-        let b = pipeline.batches();
-        for (hub, bytes) in [
-            (&hubs.raw, b.avr.as_slice()),
-            (&hubs.beast, b.beast.as_slice()),
-            (&hubs.sbs, b.sbs.as_bytes()),
-        ] {
-            if bytes.is_empty() {
-                continue;
-            }
-            if lossless {
-                hub.wait_for_room(bytes.len(), REPLAY_CLIENT_WAIT);
-            }
-            hub.publish(bytes);
-        }
-    }
-    pipeline.clear_batches();
-}
-
-/// Bind the enabled ports and start the connectors.
-fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbError> {
-    let mut net = Network {
-        hubs: None,
-        _listeners: Vec::new(),
-        connectors: Vec::new(),
-        beast_rx: None,
-        beast_stats: BeastInStats::default(),
-    };
-    if !on {
-        return Ok(net);
-    }
-    let specs = args
-        .net_connector
-        .iter()
-        .map(|s| {
-            s.parse::<ConnectorSpec>()
-                .map_err(|source| AdsbError::ConnectorSpec {
-                    spec: s.clone(),
-                    source,
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let bind = |port: u16| SocketAddr::new(args.net_bind_address, port);
-    let bind_err = |what, flag, port, source| AdsbError::Port {
-        what,
-        flag,
-        addr: bind(port),
-        source,
-    };
-    let hubs = OutputHubs {
-        raw: Hub::new("raw-out", CLIENT_BUFFER),
-        sbs: Hub::new("sbs-out", CLIENT_BUFFER),
-        beast: Hub::new("beast-out", CLIENT_BUFFER),
-    };
-    for (hub, port, what, flag) in [
-        (&hubs.raw, args.net_ro_port, "AVR output", "ro"),
-        (&hubs.sbs, args.net_sbs_port, "SBS output", "sbs"),
-        (&hubs.beast, args.net_bo_port, "Beast output", "bo"),
-    ] {
-        if port != 0 {
-            match listen(bind(port), hub.clone()) {
-                Ok(l) => {
-                    if !args.quiet {
-                        eprintln!("airwaves adsb: {what} on {}", l.local_addr());
-                    }
-                    net._listeners.push(l);
-                }
-                // The demo goes on without a port another feeder holds.
-                Err(e) if args.demo => eprintln!(
-                    "{}; going on without it",
-                    bind_err(what, flag, port, e).message()
-                ),
-                Err(e) => return Err(bind_err(what, flag, port, e)),
-            }
-        }
-    }
-    let bi_ports: Vec<u16> = args
-        .net_bi_port
-        .iter()
-        .copied()
-        .filter(|&p| p != 0)
-        .collect();
-    let wants_in = !bi_ports.is_empty()
-        || specs
-            .iter()
-            .any(|s| s.protocol == ConnectorProtocol::BeastIn);
-    let (tx, rx) = sync_channel(BEAST_IN_QUEUE);
-    let sink = BeastInSink {
-        tx,
-        stats: net.beast_stats.clone(),
-    };
-    if wants_in {
-        net.beast_rx = Some(rx);
-    }
-    for port in bi_ports {
-        match listen_beast_in(bind(port), sink.clone()) {
-            Ok(l) => {
-                if !args.quiet {
-                    eprintln!("airwaves adsb: Beast input on {}", l.local_addr());
-                }
-                net._listeners.push(l);
-            }
-            Err(e) if args.demo => {
-                eprintln!(
-                    "{}; going on without it",
-                    bind_err("Beast input", "bi", port, e).message()
-                );
-            }
-            Err(e) => return Err(bind_err("Beast input", "bi", port, e)),
-        }
-    }
-    for spec in specs {
-        let c = spawn_connector(spec.clone(), &hubs, &sink)
-            .map_err(|source| AdsbError::Connector { spec, source })?;
-        net.connectors.push(c);
-    }
-    net.hubs = Some(hubs);
-    Ok(net)
 }
 
 /// Open the source the arguments name.

@@ -6,11 +6,13 @@
 //! - [`json`]: readsb / dump1090-fa `aircraft.json` and `receiver.json`;
 //! - [`stats`]: cumulative counters and dump1090-fa's `stats.json`;
 //! - [`metrics`]: Prometheus text exposition format 0.0.4;
-//! - [`outline`]: the 24-hour range outline (`outline.json`).
+//! - [`outline`]: the 24-hour range outline (`outline.json`);
+//! - [`reduce`]: the reduced Beast stream (`beast_reduce_out`).
 
 pub mod json;
 pub mod metrics;
 pub mod outline;
+pub mod reduce;
 pub mod sbs;
 pub mod stats;
 

@@ -7,6 +7,8 @@
 //! | `beast_out` | attaches the connection to [`OutputHubs::beast`] |
 //! | `raw_out` | attaches it to [`OutputHubs::raw`] (AVR) |
 //! | `sbs_out` | attaches it to [`OutputHubs::sbs`] |
+//! | `beast_reduce_out` | attaches it to [`OutputHubs::beast_reduce`] |
+//! | `beast_reduce_plus_out` | sends the receiver's UUID ([`OutputHubs::uuid`]), then as `beast_reduce_out` |
 //! | `beast_in` | pumps it into the [`BeastInSink`] |
 //!
 //! A connector thread resolves the host (every attempt, so DNS changes are
@@ -18,7 +20,7 @@ use super::beast_in::{BeastInSink, pump_socket};
 use super::fanout::Hub;
 use super::lock;
 use std::fmt;
-use std::io;
+use std::io::{self, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,13 +44,25 @@ pub enum ConnectorProtocol {
     RawOut,
     /// Send SBS / BaseStation text (`sbs_out`).
     SbsOut,
+    /// Send reduced Beast (`beast_reduce_out`).
+    BeastReduceOut,
+    /// Send the receiver's UUID, then reduced Beast
+    /// (`beast_reduce_plus_out`).
+    BeastReducePlusOut,
     /// Receive Beast binary (`beast_in`).
     BeastIn,
 }
 
 impl ConnectorProtocol {
     /// Every protocol, in the order of the help text.
-    pub const ALL: [Self; 4] = [Self::BeastOut, Self::RawOut, Self::SbsOut, Self::BeastIn];
+    pub const ALL: [Self; 6] = [
+        Self::BeastOut,
+        Self::RawOut,
+        Self::SbsOut,
+        Self::BeastReduceOut,
+        Self::BeastReducePlusOut,
+        Self::BeastIn,
+    ];
 
     /// The name on the command line (`beast_out`, ...).
     pub const fn name(self) -> &'static str {
@@ -56,6 +70,8 @@ impl ConnectorProtocol {
             Self::BeastOut => "beast_out",
             Self::RawOut => "raw_out",
             Self::SbsOut => "sbs_out",
+            Self::BeastReduceOut => "beast_reduce_out",
+            Self::BeastReducePlusOut => "beast_reduce_plus_out",
             Self::BeastIn => "beast_in",
         }
     }
@@ -162,6 +178,52 @@ pub struct OutputHubs {
     pub sbs: Hub,
     /// Beast binary (`beast_out`, port 30005).
     pub beast: Hub,
+    /// Reduced Beast (`beast_reduce_out`, `beast_reduce_plus_out`).
+    pub beast_reduce: Hub,
+    /// The receiver's UUID for `beast_reduce_plus_out`, if known.
+    pub uuid: Option<ReceiverUuid>,
+}
+
+/// A receiver's UUID as aggregators take it (readsb's `--uuid-file`):
+/// 28 to 36 characters of hexadecimal digits and dashes, e.g.
+/// `123e4567-e89b-12d3-a456-426614174000`.
+///
+/// ```
+/// use airwaves::net::connector::ReceiverUuid;
+/// let u: ReceiverUuid = "123e4567-e89b-12d3-a456-426614174000".parse().unwrap();
+/// assert_eq!(&u.greeting()[..2], &[0x1A, 0xE4]);
+/// assert!("not-a-uuid".parse::<ReceiverUuid>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiverUuid(String);
+
+impl FromStr for ReceiverUuid {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let ok_chars = s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+        if ok_chars && (28..=36).contains(&s.len()) {
+            Ok(ReceiverUuid(s.to_string()))
+        } else {
+            Err(format!(
+                "{s:?} is not a UUID (28 to 36 hexadecimal digits and dashes)"
+            ))
+        }
+    }
+}
+
+impl ReceiverUuid {
+    /// The UUID message sent first on `beast_reduce_plus_out`: `1A E4`,
+    /// then the UUID padded with `f` to 36 characters (readsb's).
+    pub fn greeting(&self) -> [u8; 38] {
+        let mut g = [b'f'; 38];
+        g[0] = 0x1A;
+        g[1] = 0xE4;
+        for (d, s) in g[2..].iter_mut().zip(self.0.bytes()) {
+            *d = s;
+        }
+        g
+    }
 }
 
 /// Reconnect delays.
@@ -186,7 +248,8 @@ impl Default for Backoff {
 /// Where a connection goes once up.
 #[derive(Debug, Clone)]
 enum Target {
-    Output(Hub),
+    /// Attach to the hub, after sending the greeting (if any) first.
+    Output(Hub, Option<[u8; 38]>),
     BeastIn(BeastInSink),
 }
 
@@ -335,9 +398,14 @@ pub fn spawn_connector_with(
     backoff: Backoff,
 ) -> io::Result<ConnectorHandle> {
     let target = match spec.protocol {
-        ConnectorProtocol::BeastOut => Target::Output(outputs.beast.clone()),
-        ConnectorProtocol::RawOut => Target::Output(outputs.raw.clone()),
-        ConnectorProtocol::SbsOut => Target::Output(outputs.sbs.clone()),
+        ConnectorProtocol::BeastOut => Target::Output(outputs.beast.clone(), None),
+        ConnectorProtocol::RawOut => Target::Output(outputs.raw.clone(), None),
+        ConnectorProtocol::SbsOut => Target::Output(outputs.sbs.clone(), None),
+        ConnectorProtocol::BeastReduceOut => Target::Output(outputs.beast_reduce.clone(), None),
+        ConnectorProtocol::BeastReducePlusOut => Target::Output(
+            outputs.beast_reduce.clone(),
+            outputs.uuid.as_ref().map(ReceiverUuid::greeting),
+        ),
         ConnectorProtocol::BeastIn => Target::BeastIn(beast_in.clone()),
     };
     let shared = Arc::new(Shared::default());
@@ -393,7 +461,11 @@ fn run(spec: &ConnectorSpec, target: &Target, backoff: Backoff, shared: &Shared)
 fn serve(stream: TcpStream, target: &Target, shared: &Shared) -> io::Result<()> {
     stream.set_nodelay(true)?;
     match target {
-        Target::Output(hub) => {
+        Target::Output(hub, greeting) => {
+            if let Some(g) = greeting {
+                // A fresh connection: 38 bytes fit its send buffer.
+                (&stream).write_all(g)?;
+            }
             let client = hub.attach(stream).map_err(io::Error::other)?;
             shared.set_connected(true);
             while !client.wait_closed(STOP_POLL) {
@@ -434,6 +506,8 @@ mod test {
             raw: Hub::new("test-raw", 4096),
             sbs: Hub::new("test-sbs", 4096),
             beast: Hub::new("test-beast", 4096),
+            beast_reduce: Hub::new("test-beast-reduce", 4096),
+            uuid: Some("123e4567-e89b-12d3-a456-42661417".parse().unwrap()),
         };
         let sink = BeastInSink {
             tx,
@@ -489,7 +563,7 @@ mod test {
         );
         assert_eq!(
             err("h,1,beast").to_string(),
-            "unknown protocol \"beast\": expected one of beast_out, raw_out, sbs_out, beast_in"
+            "unknown protocol \"beast\": expected one of beast_out, raw_out, sbs_out, beast_reduce_out, beast_reduce_plus_out, beast_in"
         );
         assert_eq!(
             err("host").to_string(),
@@ -498,6 +572,38 @@ mod test {
         assert_eq!(
             err("h,99999,raw_out").to_string(),
             "bad port \"99999\": expected a number from 1 to 65535"
+        );
+    }
+
+    /// beast_reduce_plus_out: the UUID first (readsb's `1A E4` and 36
+    /// characters, short UUIDs padded with `f`), then the reduced stream.
+    #[test]
+    fn test_reduce_plus_sends_uuid_first() {
+        let (hubs, sink, _rx) = setup();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let spec: ConnectorSpec = format!("127.0.0.1,{port},beast_reduce_plus_out")
+            .parse()
+            .unwrap();
+        let conn = spawn_connector_with(spec, &hubs, &sink, FAST).unwrap();
+        let mut peer = accept(&listener);
+        assert!(conn.wait_connected(Duration::from_secs(10)));
+        assert_eq!(hubs.beast_reduce.clients(), 1);
+        hubs.beast_reduce.publish(&[0x1A, b'2']);
+        let mut got = [0u8; 40];
+        peer.read_exact(&mut got).unwrap();
+        assert_eq!(&got[..2], &[0x1A, 0xE4]);
+        assert_eq!(&got[2..38], b"123e4567-e89b-12d3-a456-42661417ffff");
+        assert_eq!(&got[38..], &[0x1A, b'2']);
+        assert!(
+            "123e4567-e89b-12d3-a456-4266141740001"
+                .parse::<ReceiverUuid>()
+                .is_err()
+        );
+        assert!(
+            "123e4567 e89b 12d3 a456 426614174000"
+                .parse::<ReceiverUuid>()
+                .is_err()
         );
     }
 

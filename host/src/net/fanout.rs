@@ -234,6 +234,10 @@ struct HubShared {
     bytes_published: AtomicU64,
     bytes_sent: AtomicU64,
     max_buffered: AtomicUsize,
+    /// When the hub was made (the clock of `last_publish_ms`).
+    created: Instant,
+    /// Time of the last publish, ms since `created`.
+    last_publish_ms: AtomicU64,
 }
 
 impl HubShared {
@@ -378,6 +382,8 @@ impl Hub {
                 bytes_published: AtomicU64::new(0),
                 bytes_sent: AtomicU64::new(0),
                 max_buffered: AtomicUsize::new(0),
+                created: Instant::now(),
+                last_publish_ms: AtomicU64::new(0),
             }),
         }
     }
@@ -392,6 +398,20 @@ impl Hub {
         self.shared.client_buffer_bytes
     }
 
+    /// Publish `heartbeat` if the hub has clients and nothing was
+    /// published for `idle` (since the last publish or heartbeat, or since
+    /// the hub was made); `true` if it did.
+    pub fn heartbeat_if_idle(&self, idle: Duration, heartbeat: &[u8]) -> bool {
+        let s = &*self.shared;
+        let now_ms = s.created.elapsed().as_millis() as u64;
+        let last = s.last_publish_ms.load(Ordering::Relaxed);
+        if now_ms.saturating_sub(last) < idle.as_millis() as u64 || self.clients() == 0 {
+            return false;
+        }
+        self.publish(heartbeat);
+        true
+    }
+
     /// Append `bytes` to every client's buffer. A client whose buffer
     /// cannot take all of them is disconnected and counted in
     /// [`HubStats::dropped_slow`]. Never blocks on I/O and never allocates;
@@ -403,6 +423,8 @@ impl Hub {
         let s = &*self.shared;
         s.bytes_published
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        s.last_publish_ms
+            .store(s.created.elapsed().as_millis() as u64, Ordering::Relaxed);
         lock(&s.clients).retain(|c| s.offer(c, bytes));
     }
 
@@ -680,6 +702,31 @@ mod test {
     /// Byte `i` of the test stream: not periodic in any chunk size used.
     fn pattern(i: u64) -> u8 {
         (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+    }
+
+    #[test]
+    fn test_heartbeat_only_when_idle_with_clients() {
+        let hub = Hub::new("hb", 4096);
+        let idle = Duration::from_millis(200);
+        // No clients: nothing to keep alive.
+        thread::sleep(Duration::from_millis(250));
+        assert!(!hub.heartbeat_if_idle(idle, b"*0000;\n"));
+        let l = std::net::TcpListener::bind(local()).unwrap();
+        let mut peer = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        peer.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let _h = hub.attach(l.accept().unwrap().0).unwrap();
+        assert!(hub.heartbeat_if_idle(idle, b"*0000;\n"));
+        // Just sent: not again until idle has passed.
+        assert!(!hub.heartbeat_if_idle(idle, b"*0000;\n"));
+        hub.publish(b"*8D;\n");
+        thread::sleep(Duration::from_millis(100));
+        assert!(!hub.heartbeat_if_idle(idle, b"*0000;\n"), "data is flowing");
+        thread::sleep(Duration::from_millis(150));
+        assert!(hub.heartbeat_if_idle(idle, b"*0000;\n"));
+        let mut got = [0u8; 19];
+        peer.read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"*0000;\n*8D;\n*0000;\n");
     }
 
     #[test]

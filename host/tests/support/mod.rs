@@ -247,6 +247,32 @@ pub fn narrow_iq(rate: f64, seconds: f64, offset: f64, tone: f64, depth: f64, de
     out
 }
 
+// ------------------------------------------------------------ scenes
+
+/// `airwaves scene` of `seconds` with `seed` into `dir`; returns the .cu8.
+pub fn make_scene(dir: &Path, seconds: f64, seed: u64) -> PathBuf {
+    let cu8 = dir.join(format!("scene-{seed}.cu8"));
+    let truth = dir.join(format!("scene-{seed}.txt"));
+    let st = Command::new(env!("CARGO_BIN_EXE_airwaves"))
+        .args([
+            "scene",
+            "--seconds",
+            &seconds.to_string(),
+            "--seed",
+            &seed.to_string(),
+        ])
+        .arg(&cu8)
+        .arg(&truth)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    cu8
+}
+
 // ------------------------------------------------------------ TCP and HTTP
 
 /// Accept one connection on `l` and read it to the end (in a thread).
