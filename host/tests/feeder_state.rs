@@ -11,8 +11,9 @@ use support::TempDir;
 const AIRWAVES: &str = env!("CARGO_BIN_EXE_airwaves");
 
 /// `airwaves adsb --demo` for `seconds` of signal as fast as it decodes,
-/// no ports, state in `state`, JSON in `json`; returns stderr.
-fn demo(seconds: &str, state: &Path, json: &Path) -> String {
+/// no ports, state in `state`, JSON in `json`, `extra` options; returns
+/// stderr.
+fn demo_with(seconds: &str, state: &Path, json: &Path, extra: &[&std::ffi::OsStr]) -> String {
     let out = Command::new(AIRWAVES)
         .args(["adsb", "--demo", "--demo-speed", "max", "--quiet"])
         .args(["--duration", seconds, "--http-port", "0"])
@@ -22,11 +23,58 @@ fn demo(seconds: &str, state: &Path, json: &Path) -> String {
         .arg(state)
         .arg("--write-json")
         .arg(json)
+        .args(extra)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{err}");
     err
+}
+
+fn demo(seconds: &str, state: &Path, json: &Path) -> String {
+    demo_with(seconds, state, json, &[])
+}
+
+fn aircraft(json: &Path) -> Vec<serde_json::Value> {
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(json.join("aircraft.json")).unwrap()).unwrap();
+    v["aircraft"].as_array().unwrap().clone()
+}
+
+/// `--db-file` in tar1090-db's form (gzipped here) adds type and operator
+/// to aircraft.json; a file that is not one is reported and skipped.
+#[test]
+fn test_db_file() {
+    let dir = TempDir::new("feeder-db");
+    let (state, json) = (dir.0.join("state"), dir.0.join("json"));
+    demo("20", &state, &json);
+    let hexes: Vec<String> = aircraft(&json)
+        .iter()
+        .filter_map(|a| a["hex"].as_str().map(str::to_uppercase))
+        .filter(|h| !h.starts_with('~'))
+        .collect();
+    assert!(hexes.len() >= 10, "{} aircraft", hexes.len());
+    let mut csv = String::new();
+    for (i, h) in hexes.iter().enumerate() {
+        csv.push_str(&format!(
+            "{h};TEST-{i};B738;00;BOEING 737-800;2001;Test Air\n"
+        ));
+    }
+    let db = dir.0.join("aircraft.csv.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, csv.as_bytes()).unwrap();
+    std::fs::write(&db, gz.finish().unwrap()).unwrap();
+    let err = demo_with("20", &state, &json, &["--db-file".as_ref(), db.as_os_str()]);
+    assert!(err.contains(&format!("{} aircraft", hexes.len())), "{err}");
+    let typed = aircraft(&json)
+        .iter()
+        .filter(|a| a["t"] == "B738" && a["ownOp"] == "Test Air")
+        .count();
+    assert!(typed >= 10, "{typed} aircraft with the database's type");
+    // Not a database: said so, and the feeder runs without it.
+    std::fs::write(&db, b"garbage").unwrap();
+    let err = demo_with("1", &state, &json, &["--db-file".as_ref(), db.as_os_str()]);
+    assert!(err.contains("going on without it"), "{err}");
 }
 
 fn outline_points(json: &Path) -> Vec<serde_json::Value> {

@@ -664,7 +664,9 @@
       '<dl>' +
       detailRow('registration', escapeHtml(registrationOf(d))) +
       detailRow('country', countryOf(d) ? `${flagOf(d)} ${escapeHtml(countryOf(d))}`.trim() : '') +
-      detailRow('type', escapeHtml(typeof d.type === 'string' ? d.type : '')) +
+      detailRow('aircraft', escapeHtml([d.t, d.desc].filter((v) => typeof v === 'string' && v !== '').join(' · '))) +
+      detailRow('operator', escapeHtml(typeof d.ownOp === 'string' ? d.ownOp : '')) +
+      detailRow('source', escapeHtml(typeof d.type === 'string' ? d.type : '')) +
       detailRow('category', escapeHtml(typeof d.category === 'string' ? d.category : '')) +
       detailRow('squawk', escapeHtml(sq)) +
       detailRow('altitude', alt === 'ground' ? 'on the ground' : isNum(alt) ? `${fmtAlt(alt)} ft` : '') +

@@ -13,7 +13,8 @@ use crate::cli::{Gain, LocationArgs, TuningArgs, parse_hz, parse_seconds};
 use crate::demo::frontend::{FrontEnd, MAX_GAIN_TENTHS};
 use crate::demo::{DemoConfig, DemoSky, PacedSky, SkyKind};
 use crate::error::{AdsbError, CommandError};
-use crate::feed::json::{ReceiverInfo, write_aircraft_json, write_receiver_json};
+use crate::feed::aircraft_db::AircraftDb;
+use crate::feed::json::{ReceiverInfo, write_aircraft_json_with, write_receiver_json};
 use crate::feed::metrics::write_metrics;
 use crate::feed::stats::StatsHistory;
 use crate::net::http::serve_http_with;
@@ -164,6 +165,10 @@ pub struct AdsbArgs {
     /// Write aircraft.json, receiver.json and stats.json into DIR.
     #[arg(long, value_name = "DIR")]
     pub write_json: Option<PathBuf>,
+    /// An aircraft database in tar1090-db's CSV form (aircraft.csv.gz):
+    /// type, description, operator and registration in aircraft.json.
+    #[arg(long, value_name = "FILE")]
+    pub db_file: Option<PathBuf>,
     /// Keep what outlives a restart (the 24-hour range outline) in DIR
     /// (default: the --write-json directory).
     #[arg(long, value_name = "DIR")]
@@ -512,6 +517,7 @@ impl<'a> Feeder<'a> {
             receiver_info,
             receiver: settings.receiver,
             shared: input.shared.clone(),
+            db: args.db_file.as_deref().and_then(load_db),
         };
         // Valid (empty) documents from the first request on.
         outputs
@@ -759,6 +765,31 @@ struct Ticker {
     receiver_info: ReceiverInfo,
     receiver: Option<Position>,
     shared: Arc<Shared>,
+    /// The user's aircraft database (`--db-file`).
+    db: Option<AircraftDb>,
+}
+
+/// Load `--db-file`; a file that cannot be used is reported and the
+/// feeder runs without it.
+fn load_db(path: &Path) -> Option<AircraftDb> {
+    match AircraftDb::load(path) {
+        Ok(db) => {
+            eprintln!(
+                "airwaves adsb: --db-file {}: {} aircraft ({} lines skipped)",
+                path.display(),
+                db.len(),
+                db.skipped()
+            );
+            Some(db)
+        }
+        Err(e) => {
+            eprintln!(
+                "airwaves adsb: --db-file {}: {e}; going on without it",
+                path.display()
+            );
+            None
+        }
+    }
 }
 
 impl Ticker {
@@ -792,11 +823,12 @@ impl Ticker {
         self.history.record(now, &counters);
         pipeline.counters_mut().clear_recent();
         let mut a = String::with_capacity(64 * 1024);
-        write_aircraft_json(
+        write_aircraft_json_with(
             pipeline.tracker(),
             now,
             counters.messages(),
             self.receiver,
+            self.db.as_ref(),
             &mut a,
         );
         let mut s = String::with_capacity(8 * 1024);

@@ -21,6 +21,7 @@
 //! | `type` | `adsb_icao`, `adsb_icao_nt`, `adsr_icao`, `tisb_icao`, `mlat`, `adsb_other`, `tisb_other`, `mode_s` |
 //! | `flight` | callsign padded with spaces to 8 characters |
 //! | `r` | registration, where it follows from the address by arithmetic (United States N-numbers, [`registration`]) |
+//! | `t`, `desc`, `dbFlags`, `ownOp`, `year` | from `--db-file` ([`AircraftDb`]), whose registration also takes the place of the arithmetic one |
 //! | `country`, `country_code` | (airwaves' own) the state the ICAO address was allocated to and its ISO 3166-1 alpha-2 code ([`country`]; no code for ICAO's own blocks) |
 //! | `alt_baro` | ft, or `"ground"` when on the ground |
 //! | `alt_geom` | ft (GNSS height; else barometric altitude + the TC 19 GNSS−baro difference) |
@@ -49,6 +50,7 @@
 
 use core::fmt::Write;
 
+use crate::feed::aircraft_db::AircraftDb;
 use airwaves_core::modes::adsb::EmergencyState;
 use airwaves_core::modes::country::country;
 use airwaves_core::modes::cpr::{Position, distance_nm};
@@ -121,6 +123,20 @@ pub fn write_aircraft_json<const N: usize>(
     receiver: Option<Position>,
     out: &mut String,
 ) {
+    write_aircraft_json_with(tracker, now_unix_ms, messages_total, receiver, None, out);
+}
+
+/// [`write_aircraft_json`] with the user's aircraft database: for an
+/// aircraft in it, `r` (its registration, over the arithmetic one), `t`,
+/// `desc`, `dbFlags`, `ownOp` and `year` as readsb writes them.
+pub fn write_aircraft_json_with<const N: usize>(
+    tracker: &Tracker<N>,
+    now_unix_ms: u64,
+    messages_total: u64,
+    receiver: Option<Position>,
+    db: Option<&AircraftDb>,
+    out: &mut String,
+) {
     let cfg = tracker.config();
     let mut top = JsonWriter::object(out);
     top.float("now", now_unix_ms as f64 / 1000.0, 1);
@@ -131,7 +147,7 @@ pub fn write_aircraft_json<const N: usize>(
         if now_unix_ms.saturating_sub(ac.last_seen_ms()) > cfg.expiry_ms {
             continue;
         }
-        write_one(ac, now_unix_ms, cfg.stale_ms, receiver, arr.element());
+        write_one(ac, now_unix_ms, cfg.stale_ms, receiver, db, arr.element());
     }
     arr.close_array();
     top.close_object();
@@ -163,7 +179,14 @@ fn age_s(now_ms: u64, t_ms: u64) -> f64 {
 }
 
 /// One aircraft object.
-fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>, out: &mut String) {
+fn write_one(
+    ac: &Aircraft,
+    now: u64,
+    stale_ms: u64,
+    receiver: Option<Position>,
+    db: Option<&AircraftDb>,
+    out: &mut String,
+) {
     let fresh = |t: Option<u64>| t.is_some_and(|t| now.saturating_sub(t) <= stale_ms);
     let alt_fresh = fresh(ac.altitude_time_ms());
     let vel_fresh = fresh(ac.velocity_time_ms());
@@ -206,8 +229,32 @@ fn write_one(ac: &Aircraft, now: u64, stale_ms: u64, receiver: Option<Position>,
         let s = core::str::from_utf8(&padded).unwrap_or("");
         push_json_string(es!(o, "flight"), s);
     }
+    let record = db
+        .filter(|_| ac.key() & NON_ICAO == 0)
+        .and_then(|db| db.get(ac.address()));
+    if let Some(d) = record {
+        for (k, v) in [
+            ("r", d.registration),
+            ("t", d.type_code),
+            ("desc", d.description),
+        ] {
+            if !v.is_empty() {
+                o.string(k, v);
+            }
+        }
+        if d.flags != 0 {
+            o.int("dbFlags", i64::from(d.flags));
+        }
+        for (k, v) in [("ownOp", d.owner_operator), ("year", d.year)] {
+            if !v.is_empty() {
+                o.string(k, v);
+            }
+        }
+    }
     if ac.key() & NON_ICAO == 0 {
-        if let Some(r) = registration(ac.address()) {
+        if record.is_none_or(|d| d.registration.is_empty())
+            && let Some(r) = registration(ac.address())
+        {
             o.string("r", r.as_str());
         }
         if let Some(b) = country(ac.address()) {
@@ -563,6 +610,55 @@ mod test {
         // readsb's field names: "altitude" for alt_baro.
         assert_eq!(t["tisb"], serde_json::json!(["altitude"]), "{t}");
         assert_eq!(t["mlat"], serde_json::json!([]), "{t}");
+    }
+
+    /// `--db-file` fields, readsb's keys; the database's registration
+    /// over the arithmetic one.
+    #[test]
+    fn test_db_fields() {
+        let db = AircraftDb::from_text(
+            b"4840D6;PH-BXA;B738;01;BOEING 737-800;1999;KLM\nA835AF;;GLF5;;\n".to_vec(),
+        )
+        .unwrap();
+        let mut tr = Tracker::<16>::new(TrackerConfig::DEFAULT);
+        feed(
+            &mut tr,
+            &[
+                ("8D4840D6202CC371C32CE0576098", T0, -10.0),
+                ("92A835AF99046519382C00B5C721", T0, -10.0),
+            ],
+        );
+        let mut s = String::new();
+        write_aircraft_json_with(&tr, T0, 0, None, Some(&db), &mut s);
+        let v: Value = serde_json::from_str(&s).unwrap();
+        let list = v["aircraft"].as_array().unwrap();
+        let find = |h: &str| list.iter().find(|a| a["hex"] == h).unwrap().clone();
+        let klm = find("4840d6");
+        assert_eq!(
+            (
+                &klm["r"],
+                &klm["t"],
+                &klm["desc"],
+                &klm["dbFlags"],
+                &klm["ownOp"],
+                &klm["year"]
+            ),
+            (
+                &Value::from("PH-BXA"),
+                &Value::from("B738"),
+                &Value::from("BOEING 737-800"),
+                &Value::from(2),
+                &Value::from("KLM"),
+                &Value::from("1999")
+            )
+        );
+        // No registration in the database: the N-number from the address.
+        let n = find("a835af");
+        assert_eq!(
+            (&n["r"], &n["t"]),
+            (&Value::from("N628TS"), &Value::from("GLF5"))
+        );
+        assert!(n.get("desc").is_none() && n.get("dbFlags").is_none());
     }
 
     /// mlat-client's results for A835AF (DF18 CF 2 TC 18 pair, TC 19):

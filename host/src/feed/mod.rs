@@ -3,12 +3,14 @@
 //! `String` and allocates only when that string must grow.
 //!
 //! - [`sbs`]: BaseStation lines (port 30003);
+//! - [`aircraft_db`]: the user's tar1090-db CSV (`--db-file`);
 //! - [`json`]: readsb / dump1090-fa `aircraft.json` and `receiver.json`;
 //! - [`stats`]: cumulative counters and dump1090-fa's `stats.json`;
 //! - [`metrics`]: Prometheus text exposition format 0.0.4;
 //! - [`outline`]: the 24-hour range outline (`outline.json`);
 //! - [`reduce`]: the reduced Beast stream (`beast_reduce_out`).
 
+pub mod aircraft_db;
 pub mod json;
 pub mod metrics;
 pub mod outline;
