@@ -1,8 +1,9 @@
 //! The offline web map served by `airwaves adsb`, built into the binary.
 //!
-//! The page (`web/index.html`, `web/app.js`, `web/style.css`, `web/icon.svg`)
-//! is plain HTML, CSS and ES2020 with no framework and nothing loaded from the
-//! internet: system fonts, an SVG map drawn by the script, and raster tiles
+//! The map (`web/index.html`, `web/app.js`, `web/style.css`, `web/icon.svg`)
+//! and the graphs page (`web/graphs.html`, `web/graphs.js`, drawing
+//! `data/history/<hour|day|week>.json`) are plain HTML, CSS and ES2020
+//! with no framework and nothing loaded from the internet: system fonts, an SVG map drawn by the script, and raster tiles
 //! only when `receiver.json` names an XYZ template in its `tiles` field (the
 //! page substitutes `{z}`, `{x}`, `{y}` and `{s}`; the assets themselves hold
 //! no tile server address).
@@ -48,6 +49,16 @@ pub const ASSETS: &[Asset] = &[
         path: "/style.css",
         content_type: "text/css; charset=utf-8",
         bytes: include_bytes!("../web/style.css"),
+    },
+    Asset {
+        path: "/graphs.html",
+        content_type: "text/html; charset=utf-8",
+        bytes: include_bytes!("../web/graphs.html"),
+    },
+    Asset {
+        path: "/graphs.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../web/graphs.js"),
     },
     Asset {
         path: "/icon.svg",
@@ -142,18 +153,22 @@ mod test {
 
     #[test]
     fn test_page_references_only_its_own_assets() {
-        let html = std::str::from_utf8(asset("/").unwrap().bytes).unwrap();
-        for needed in ["src=\"app.js\"", "href=\"style.css\"", "href=\"icon.svg\""] {
-            assert!(html.contains(needed), "index.html lacks {needed}");
-        }
-        // Every relative reference of the page is an asset.
-        for attr in ["src=\"", "href=\""] {
-            for part in html.split(attr).skip(1) {
-                let target = &part[..part.find('"').unwrap()];
-                assert!(
-                    asset(&format!("/{target}")).is_some(),
-                    "index.html references {target}"
-                );
+        for (page, script) in [("/index.html", "app.js"), ("/graphs.html", "graphs.js")] {
+            let html = std::str::from_utf8(asset(page).unwrap().bytes).unwrap();
+            let src = format!("src=\"{script}\"");
+            for needed in [src.as_str(), "href=\"style.css\"", "href=\"icon.svg\""] {
+                assert!(html.contains(needed), "{page} lacks {needed}");
+            }
+            // Every relative reference of the page is an asset (or, on the
+            // graphs page, a range of itself).
+            for attr in ["src=\"", "href=\""] {
+                for part in html.split(attr).skip(1) {
+                    let target = &part[..part.find('"').unwrap()];
+                    assert!(
+                        target.starts_with("?range=") || asset(&format!("/{target}")).is_some(),
+                        "{page} references {target}"
+                    );
+                }
             }
         }
     }

@@ -94,6 +94,7 @@ fn test_outline_survives_restart_and_bad_files_are_skipped() {
     let first = outline_points(&json);
     assert!(first.len() >= 30, "{} sectors after 60 s", first.len());
     assert!(state.join("outline.bin").exists());
+    assert!(state.join("series.bin").exists(), "the graphs' series");
 
     // A restart that decodes almost nothing still has yesterday's outline.
     demo("0.5", &state, &json);
@@ -121,8 +122,13 @@ fn test_outline_survives_restart_and_bad_files_are_skipped() {
     assert!(state.join("outline.bin.bad").exists());
     assert!(outline_points(&json).len() < first.len());
 
-    // Garbage: the same.
+    // Garbage: the same, for the graphs' series too.
     std::fs::write(&bin, b"not an outline at all").unwrap();
+    std::fs::write(state.join("series.bin"), b"AWSERIE1 but cut").unwrap();
     let err = demo("0.5", &state, &json);
     assert!(err.contains("not an airwaves outline file"), "{err}");
+    assert!(
+        err.contains("series.bin: truncated; starting new graphs"),
+        "{err}"
+    );
 }

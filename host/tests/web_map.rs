@@ -1090,6 +1090,46 @@ fn http_body(addr: &str, path: &str) -> Result<Vec<u8>, String> {
     Ok(v[at + 4..].to_vec())
 }
 
+/// A running `airwaves adsb --demo` with its HTTP server on a free port
+/// (its address), every other port off unless `extra` sets it; killed
+/// when the guard drops.
+fn demo_feeder(extra: &[&str]) -> (String, KillOnDrop) {
+    let port = support::free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_airwaves"))
+        .args([
+            "adsb",
+            "--demo",
+            "--quiet",
+            "--http-port",
+            &port.to_string(),
+        ])
+        .args([
+            "--net-ro-port",
+            "0",
+            "--net-sbs-port",
+            "0",
+            "--net-bo-port",
+            "0",
+        ])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    (format!("127.0.0.1:{port}"), KillOnDrop(child))
+}
+
+/// A child process killed (and reaped) when dropped.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The real thing: `airwaves adsb --demo` (the simulated sky through the
 /// real demodulator, served by the binary's own HTTP server), loaded in
 /// headless Chromium. The table and the map show the aircraft that the
@@ -1099,43 +1139,9 @@ fn test_map_of_a_running_demo_feeder() {
     let Some(chromium) = chromium_or_skip() else {
         return;
     };
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
     let mlat_port = support::free_port();
-    let mut feeder = Command::new(env!("CARGO_BIN_EXE_airwaves"))
-        .args([
-            "adsb",
-            "--demo",
-            "--quiet",
-            "--http-port",
-            &port.to_string(),
-        ])
-        .args(["--net-ro-port", "0", "--net-sbs-port", "0"])
-        .args([
-            "--net-bo-port",
-            "0",
-            "--net-bi-port",
-            &mlat_port.to_string(),
-            "--duration",
-            "90",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    struct Kill<'a>(&'a mut std::process::Child);
-    impl Drop for Kill<'_> {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _kill = Kill(&mut feeder);
+    let (addr, _feeder) =
+        demo_feeder(&["--net-bi-port", &mlat_port.to_string(), "--duration", "90"]);
     // "Within seconds the map fills": wait for 15 aircraft with positions.
     let t0 = Instant::now();
     let listed = |body: &[u8]| -> (BTreeSet<String>, BTreeSet<String>) {
@@ -1263,4 +1269,64 @@ fn test_map_of_a_running_demo_feeder() {
     assert_eq!(png_size(&bytes).unwrap(), (1280, 900));
     assert!(bytes.len() > 20_000, "a blank page? {} bytes", bytes.len());
     println!("screenshot of the demo feeder's map: {}", png.display());
+}
+
+/// The graphs page (graphs1090's job) of a demo feeder running at 30×
+/// real time: every plot has points once the hour has 10 s buckets; a
+/// screenshot is kept.
+#[test]
+fn test_graphs_of_a_running_demo_feeder() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let (addr, _feeder) = demo_feeder(&[
+        "--demo-speed",
+        "30",
+        "--net-bi-port",
+        "0",
+        "--duration",
+        "3000",
+    ]);
+    let t0 = Instant::now();
+    let points = loop {
+        let body = http_body(&addr, "/data/history/hour.json").unwrap_or_default();
+        let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let n = v["points"].as_array().map_or(0, Vec::len);
+        if n >= 12 {
+            break v;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "{n} buckets after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let fields: Vec<&str> = points["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(fields[0], "messages_per_s");
+    let url = format!("http://{addr}/graphs");
+    let dom = dump_dom(&chromium, &url, 4000).unwrap();
+    for id in ["messages", "aircraft", "range", "signal", "gain", "cpu"] {
+        let chart = elements(&dom, "section")
+            .into_iter()
+            .find(|e| e.attr("id") == Some(&format!("chart-{id}")))
+            .unwrap_or_else(|| panic!("no chart {id}"));
+        let n: usize = chart.attr("data-points").unwrap().parse().unwrap();
+        assert!(n >= 10, "chart {id}: {n} points");
+    }
+    let (_, metrics) = (0, http_body(&addr, "/metrics").unwrap());
+    let metrics = String::from_utf8(metrics).unwrap();
+    assert!(
+        metrics.contains("airwaves_recent{field=\"messages_per_s\"}"),
+        "{metrics}"
+    );
+    let png = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web_map-graphs.png");
+    screenshot(&chromium, &url, 4000, &png, 1280, 900).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(png_size(&bytes).unwrap(), (1280, 900));
+    println!("screenshot of the graphs page: {}", png.display());
 }

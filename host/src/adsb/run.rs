@@ -4,7 +4,7 @@
 use super::console::{self, Status};
 use super::cpu;
 use super::network::{BEAST_IN_QUEUE, Network, open_network, publish};
-use super::pipeline::{Clock, Pipeline, PipelineConfig};
+use super::pipeline::{Clock, Pipeline, PipelineConfig, TRACKER_CAPACITY};
 use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
 use super::state::{StateDir, write_atomic};
@@ -15,7 +15,10 @@ use crate::demo::{DemoConfig, DemoSky, PacedSky, SkyKind};
 use crate::error::{AdsbError, CommandError};
 use crate::feed::aircraft_db::AircraftDb;
 use crate::feed::json::{ReceiverInfo, write_aircraft_json_with, write_receiver_json};
-use crate::feed::metrics::write_metrics;
+use crate::feed::metrics::{write_metrics, write_series_metrics};
+use crate::feed::outline::RangeOutline;
+use crate::feed::series::{Sample, Series};
+use crate::feed::stats::Counters;
 use crate::feed::stats::StatsHistory;
 use crate::net::http::serve_http_with;
 use crate::net::http_policy::HttpPolicy;
@@ -23,6 +26,7 @@ use crate::net::listener::ListenerHandle;
 use crate::ring::{self, Consumer};
 use crate::source::{CHUNK, Source, SourceArgs, SourceError, Tuning};
 use airwaves_core::modes::cpr::Position;
+use airwaves_core::modes::tracker::Tracker;
 use std::io::{IsTerminal, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -518,6 +522,9 @@ impl<'a> Feeder<'a> {
             receiver: settings.receiver,
             shared: input.shared.clone(),
             db: args.db_file.as_deref().and_then(load_db),
+            series: Series::new(),
+            series_json: Default::default(),
+            last_sample: None,
         };
         // Valid (empty) documents from the first request on.
         outputs
@@ -543,7 +550,12 @@ impl<'a> Feeder<'a> {
             text: String::new(),
             gain_mode,
         };
-        let state = open_state(args, &mut outputs.pipeline);
+        let (state, series) = open_state(args, &mut outputs.pipeline);
+        if let Some(series) = series {
+            ticker.series = series;
+            // Rendered again at the next tick.
+            ticker.series_json = Default::default();
+        }
         // I/Q waits briefly when Beast input must also be served.
         let iq_wait = Duration::from_millis(if outputs.net.beast_rx.is_some() {
             20
@@ -724,8 +736,9 @@ impl<'a> Feeder<'a> {
             out.net
                 .heartbeat(Duration::from_secs_f64(self.args.net_heartbeat));
         }
-        if let (Some(state), Some(outline)) = (&mut self.state, out.pipeline.outline()) {
-            state.save_outline(outline, finished || out_of_time);
+        if let Some(state) = &mut self.state {
+            let outline = out.pipeline.outline();
+            state.save(outline, Some(&self.ticker.series), finished || out_of_time);
         }
         self.console.tick(
             &out.pipeline,
@@ -767,6 +780,11 @@ struct Ticker {
     shared: Arc<Shared>,
     /// The user's aircraft database (`--db-file`).
     db: Option<AircraftDb>,
+    /// The graphs' time series, and their JSON per resolution.
+    series: Series,
+    series_json: [Arc<[u8]>; 3],
+    /// Counters, signal time and wall time of the last sample.
+    last_sample: Option<(Counters, u64, Instant)>,
 }
 
 /// Load `--db-file`; a file that cannot be used is reported and the
@@ -821,6 +839,7 @@ impl Ticker {
             self.receiver_json = Arc::from(r.into_bytes());
         }
         self.history.record(now, &counters);
+        self.record_series(now, &counters, pipeline.tracker());
         pipeline.counters_mut().clear_recent();
         let mut a = String::with_capacity(64 * 1024);
         write_aircraft_json_with(
@@ -835,6 +854,7 @@ impl Ticker {
         self.history.write_stats_json(now, &counters, &mut s);
         let mut m = String::with_capacity(8 * 1024);
         write_metrics(&counters, pipeline.tracker(), now, &net.clients(), &mut m);
+        write_series_metrics(&self.series, &mut m);
         let mut o = String::with_capacity(16 * 1024);
         match pipeline.outline() {
             Some(outline) => outline.write_json(now, &mut o),
@@ -846,6 +866,37 @@ impl Ticker {
             stats: Arc::from(s.into_bytes()),
             metrics: Arc::from(m.into_bytes()),
             outline: Arc::from(o.into_bytes()),
+            series: self.series_json.clone(),
+        }
+    }
+
+    /// Add this tick's sample to the graphs' series; render the JSON of
+    /// every resolution whose bucket closed (or that was never rendered).
+    fn record_series(
+        &mut self,
+        now: u64,
+        counters: &Counters,
+        tracker: &Tracker<TRACKER_CAPACITY>,
+    ) {
+        let wall = Instant::now();
+        let closed = match &self.last_sample {
+            Some((prev, t, w)) if now > *t => {
+                let wall_ms = wall.duration_since(*w).as_millis() as u64;
+                let s = Sample::from_counters(prev, counters, now - t, wall_ms, tracker, now);
+                self.series.record(now, &s)
+            }
+            Some(_) => [false; 3],
+            None => [true; 3],
+        };
+        if self.last_sample.as_ref().is_none_or(|(_, t, _)| now > *t) {
+            self.last_sample = Some((*counters, now, wall));
+        }
+        for (i, changed) in closed.into_iter().enumerate() {
+            if changed || self.series_json[i].is_empty() {
+                let mut j = String::with_capacity(32 * 1024);
+                self.series.write_json(i, &mut j);
+                self.series_json[i] = Arc::from(j.into_bytes());
+            }
         }
     }
 }
@@ -1019,18 +1070,29 @@ fn open_input(
 }
 
 /// The state directory (`--state-dir`, else `--write-json`) with the
-/// outline loaded into `pipeline`; `None` without a directory or a
-/// receiver location. A refused state file is reported, never fatal.
-fn open_state(args: &AdsbArgs, pipeline: &mut Pipeline) -> Option<StateDir> {
-    let dir = args.state_dir.clone().or_else(|| args.write_json.clone())?;
-    let receiver = pipeline.outline()?.receiver();
+/// outline loaded into `pipeline` (with a receiver location) and the
+/// graphs' series returned; `None` without a directory. A refused state
+/// file is reported, never fatal.
+fn open_state(args: &AdsbArgs, pipeline: &mut Pipeline) -> (Option<StateDir>, Option<Series>) {
+    let Some(dir) = args.state_dir.clone().or_else(|| args.write_json.clone()) else {
+        return (None, None);
+    };
     let state = StateDir::new(dir);
-    match state.load_outline(receiver) {
-        Ok(Some(outline)) => pipeline.set_outline(outline),
-        Ok(None) => {}
-        Err(why) => eprintln!("airwaves adsb: {why}"),
+    if let Some(receiver) = pipeline.outline().map(RangeOutline::receiver) {
+        match state.load_outline(receiver) {
+            Ok(Some(outline)) => pipeline.set_outline(outline),
+            Ok(None) => {}
+            Err(why) => eprintln!("airwaves adsb: {why}"),
+        }
     }
-    Some(state)
+    let series = match state.load_series() {
+        Ok(s) => s,
+        Err(why) => {
+            eprintln!("airwaves adsb: {why}");
+            None
+        }
+    };
+    (Some(state), series)
 }
 
 /// Write the snapshot's JSON into `dir`, each file through a temporary

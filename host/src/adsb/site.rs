@@ -8,6 +8,8 @@
 //! | `/data/receiver.json` (also `/receiver.json`) | `receiver.json` |
 //! | `/data/stats.json` (also `/stats.json`) | `stats.json` |
 //! | `/data/outline.json` (also `/outline.json`) | readsb's range outline ([`crate::feed::outline`]) |
+//! | `/data/history/hour.json`, `day.json`, `week.json` | the graphs' time series ([`crate::feed::series`]) |
+//! | `/graphs` | the graphs page |
 //! | `/metrics` | Prometheus text format 0.0.4 |
 //!
 //! The decode thread renders a new [`Snapshot`] about once a second and
@@ -30,6 +32,8 @@ pub struct Snapshot {
     pub metrics: Arc<[u8]>,
     /// `outline.json`.
     pub outline: Arc<[u8]>,
+    /// The graphs' series: hour, day, week.
+    pub series: [Arc<[u8]>; 3],
 }
 
 /// The feeder's [`Site`].
@@ -67,6 +71,11 @@ impl Site for FeederSite {
             "/data/receiver.json" | "/receiver.json" => json(self.current().receiver),
             "/data/stats.json" | "/stats.json" => json(self.current().stats),
             "/data/outline.json" | "/outline.json" => json(self.current().outline),
+            "/data/history/hour.json" => json(self.current().series[0].clone()),
+            "/data/history/day.json" => json(self.current().series[1].clone()),
+            "/data/history/week.json" => json(self.current().series[2].clone()),
+            "/graphs" => crate::web::asset("/graphs.html")
+                .map(|a| Response::static_file(a.content_type, a.bytes)),
             "/metrics" => Some(Response {
                 content_type: "text/plain; version=0.0.4; charset=utf-8",
                 ..Response::text(200, self.current().metrics.to_vec())

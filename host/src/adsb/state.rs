@@ -1,6 +1,7 @@
 //! What the feeder keeps across restarts, in `--state-dir` (default: the
 //! `--write-json` directory): the range outline, `outline.bin`
-//! ([`RangeOutline::encode`]).
+//! ([`RangeOutline::encode`]), and the graphs' series, `series.bin`
+//! ([`Series::encode`]).
 //!
 //! Files are written through a temporary name and a rename, so a crash
 //! or a full disk leaves the last good file. A file that cannot be read
@@ -9,6 +10,7 @@
 //! feeder starts afresh: never fatal.
 
 use crate::feed::outline::RangeOutline;
+use crate::feed::series::Series;
 use airwaves_core::modes::cpr::Position;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -19,6 +21,8 @@ pub const SAVE_EVERY: Duration = Duration::from_secs(60);
 
 /// Name of the outline's state file.
 pub const OUTLINE_FILE: &str = "outline.bin";
+/// Name of the series' state file.
+pub const SERIES_FILE: &str = "series.bin";
 
 /// The state directory and when it was last saved.
 #[derive(Debug)]
@@ -65,19 +69,50 @@ impl StateDir {
             })
     }
 
+    /// The saved series: `Ok(None)` when there are none, `Err` (a
+    /// sentence) when a file was there but refused (it is then renamed to
+    /// `series.bin.bad`).
+    pub fn load_series(&self) -> Result<Option<Series>, String> {
+        let path = self.dir.join(SERIES_FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{}: {e}; starting new graphs", path.display())),
+        };
+        Series::decode(&bytes).map(Some).map_err(|e| {
+            let bad = self.dir.join(format!("{SERIES_FILE}.bad"));
+            let _ = std::fs::rename(&path, &bad);
+            format!("{}: {e}; starting new graphs", path.display())
+        })
+    }
+
     /// Save `outline` if [`SAVE_EVERY`] has passed since the last save, or
     /// now with `force`. A failure is reported once (until a save works)
     /// and changes nothing else.
     pub fn save_outline(&mut self, outline: &RangeOutline, force: bool) {
+        self.save(Some(outline), None, force);
+    }
+
+    /// Save what is given (outline, series) if [`SAVE_EVERY`] has passed
+    /// since the last save, or now with `force`; as
+    /// [`save_outline`](Self::save_outline).
+    pub fn save(&mut self, outline: Option<&RangeOutline>, series: Option<&Series>, force: bool) {
         let due = self.last_save.is_none_or(|t| t.elapsed() >= SAVE_EVERY);
         if !(due || force) {
             return;
         }
         self.last_save = Some(Instant::now());
-        match write_atomic(&self.dir, OUTLINE_FILE, &outline.encode()) {
+        let mut result = Ok(());
+        if let Some(o) = outline {
+            result = write_atomic(&self.dir, OUTLINE_FILE, &o.encode());
+        }
+        if let Some(s) = series {
+            result = result.and_then(|()| write_atomic(&self.dir, SERIES_FILE, &s.encode()));
+        }
+        match result {
             Err(e) if !self.error_shown => {
                 eprintln!(
-                    "airwaves adsb: --state-dir {}: {e} (still running; the outline is kept in memory)",
+                    "airwaves adsb: --state-dir {}: {e} (still running; outline and graphs are kept in memory)",
                     self.dir.display()
                 );
                 self.error_shown = true;

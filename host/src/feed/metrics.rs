@@ -27,8 +27,10 @@
 //! | `airwaves_max_distance_meters` | gauge | since start |
 //! | `airwaves_cpu_seconds_total` | counter | `thread` = `demod`, `reader`, `background` |
 //! | `airwaves_clients` | gauge | `port` = the caller's names |
+//! | `airwaves_recent` | gauge | `field` = the graphs' series ([`write_series_metrics`]) |
 //! | `airwaves_clients_dropped_total` | counter | `reason` = `slow`, `stalled` |
 
+use crate::feed::series::{FIELDS, Series};
 use core::fmt::Write;
 
 use airwaves_core::modes::tracker::{AddressType, Tracker};
@@ -43,6 +45,45 @@ const DF_LABELS: [&str; 24] = [
 
 /// Window for the `airwaves_aircraft` gauges, ms.
 const RECENT_MS: u64 = 60_000;
+
+/// Aircraft heard in the last [`RECENT_MS`] (60 s) at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecentAircraft {
+    /// All of them.
+    pub any: u32,
+    /// With a position received in that time.
+    pub with_position: u32,
+    /// With ADS-B (any DF17/18 source; not MLAT).
+    pub adsb: u32,
+    /// Positioned by MLAT.
+    pub mlat: u32,
+}
+
+impl RecentAircraft {
+    /// Count the aircraft of `tracker` at `now_ms` (its clock).
+    pub fn count<const N: usize>(tracker: &Tracker<N>, now_ms: u64) -> Self {
+        let mut c = RecentAircraft::default();
+        for ac in tracker.iter() {
+            if now_ms.saturating_sub(ac.last_seen_ms()) > RECENT_MS {
+                continue;
+            }
+            c.any += 1;
+            if ac
+                .position()
+                .is_some_and(|f| now_ms.saturating_sub(f.t_ms) <= RECENT_MS)
+            {
+                c.with_position += 1;
+            }
+            if !matches!(ac.address_type(), AddressType::ModeS | AddressType::Mlat) {
+                c.adsb += 1;
+            }
+            if ac.mlat_position() {
+                c.mlat += 1;
+            }
+        }
+        c
+    }
+}
 
 /// Writes metric families.
 struct Exposition<'a> {
@@ -88,6 +129,38 @@ impl Exposition<'_> {
     fn single(&mut self, name: &str, kind: &str, help: &str, value: f64) {
         self.family(name, kind, help);
         self.sample(name, &[], value);
+    }
+}
+
+/// Append the graphs' series as of their latest 10 s bucket (the graphs
+/// page's hour), one gauge per field: `airwaves_recent{field="…"}`
+/// ([`FIELDS`](crate::feed::series::FIELDS)); nothing before the first
+/// bucket closes, and unknown fields are left out.
+///
+/// ```
+/// use airwaves::feed::{metrics::write_series_metrics, series::{Sample, Series}};
+/// let mut s = Series::new();
+/// let mut v = Sample::UNKNOWN;
+/// v.0[0] = 123.5;
+/// s.record(0, &v);
+/// s.record(10_000, &v);
+/// let mut text = String::new();
+/// write_series_metrics(&s, &mut text);
+/// assert!(text.contains("\nairwaves_recent{field=\"messages_per_s\"} 123.5\n"));
+/// assert!(!text.contains("gain_db"));
+/// ```
+pub fn write_series_metrics(series: &Series, out: &mut String) {
+    let Some((_, latest)) = series.latest() else {
+        return;
+    };
+    let mut e = Exposition { out };
+    e.family(
+        "airwaves_recent",
+        "gauge",
+        "The graphs' series over the last 10 s: messages/s, aircraft, range (NM), levels (dBFS), gain (dB), CPU (%).",
+    );
+    for (name, v) in FIELDS.iter().zip(latest.0) {
+        e.sample("airwaves_recent", &[("field", name)], f64::from(v));
     }
 }
 
@@ -274,25 +347,13 @@ pub fn write_metrics<const N: usize>(
         n(t.aircraft_single_message),
     );
 
-    let (mut any, mut with_pos, mut adsb, mut mlat) = (0u64, 0u64, 0u64, 0u64);
-    for ac in tracker.iter() {
-        if now_unix_ms.saturating_sub(ac.last_seen_ms()) > RECENT_MS {
-            continue;
-        }
-        any += 1;
-        if ac
-            .position()
-            .is_some_and(|f| now_unix_ms.saturating_sub(f.t_ms) <= RECENT_MS)
-        {
-            with_pos += 1;
-        }
-        if !matches!(ac.address_type(), AddressType::ModeS | AddressType::Mlat) {
-            adsb += 1;
-        }
-        if ac.mlat_position() {
-            mlat += 1;
-        }
-    }
+    let RecentAircraft {
+        any,
+        with_position: with_pos,
+        adsb,
+        mlat,
+    } = RecentAircraft::count(tracker, now_unix_ms);
+    let (any, with_pos, adsb, mlat) = (any as u64, with_pos as u64, adsb as u64, mlat as u64);
     e.family(
         "airwaves_aircraft",
         "gauge",

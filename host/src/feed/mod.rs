@@ -5,6 +5,7 @@
 //! - [`sbs`]: BaseStation lines (port 30003);
 //! - [`aircraft_db`]: the user's tar1090-db CSV (`--db-file`);
 //! - [`json`]: readsb / dump1090-fa `aircraft.json` and `receiver.json`;
+//! - [`series`]: the graphs' time series (hour, day, week);
 //! - [`stats`]: cumulative counters and dump1090-fa's `stats.json`;
 //! - [`metrics`]: Prometheus text exposition format 0.0.4;
 //! - [`outline`]: the 24-hour range outline (`outline.json`);
@@ -16,7 +17,17 @@ pub mod metrics;
 pub mod outline;
 pub mod reduce;
 pub mod sbs;
+pub mod series;
 pub mod stats;
+
+/// FNV-1a, 64 bits: the checksum of the state files and the content
+/// digest of the reduced Beast stream (not cryptographic; it finds
+/// damage, not tampering).
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
 
 /// Helpers for this module's tests.
 #[cfg(test)]

@@ -42,6 +42,7 @@
 //! inconsistent is refused with a [`StateError`]; the caller reports it
 //! and starts afresh.
 
+use super::fnv1a64;
 use crate::json::JsonWriter;
 use airwaves_core::modes::cpr::{Position, distance_nm};
 use core::fmt::{self, Write};
@@ -345,13 +346,6 @@ impl RangeOutline {
         }
         Ok(o)
     }
-}
-
-/// FNV-1a, 64 bits.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 //! never part of it. Memory: one 24-byte slot per aircraft and kind heard
 //! in the last [`FORGET_MS`] (swept every [`FORGET_MS`]).
 
+use super::fnv1a64;
 use std::collections::HashMap;
 
 /// Unchanged content is re-sent after this long, ms.
@@ -64,12 +65,6 @@ enum Rule {
     Changed { min_ms: u64 },
     /// Anything after `min_ms`.
     Every { min_ms: u64 },
-}
-
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
 }
 
 impl BeastReducer {
