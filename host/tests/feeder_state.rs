@@ -95,6 +95,18 @@ fn test_outline_survives_restart_and_bad_files_are_skipped() {
     assert!(first.len() >= 30, "{} sectors after 60 s", first.len());
     assert!(state.join("outline.bin").exists());
     assert!(state.join("series.bin").exists(), "the graphs' series");
+    let chunks = |dir: &Path| -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = std::fs::read_dir(dir.join("history"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+            .collect();
+        v.sort();
+        v
+    };
+    let history = chunks(&state);
+    assert!(!history.is_empty(), "the replay's history");
 
     // A restart that decodes almost nothing still has yesterday's outline.
     demo("0.5", &state, &json);
@@ -112,6 +124,19 @@ fn test_outline_survives_restart_and_bad_files_are_skipped() {
             "{p} lost"
         );
     }
+
+    // The history is still there after the restart (and grew).
+    let after: Vec<_> = chunks(&state);
+    assert!(
+        history.iter().all(|p| after.contains(p)),
+        "{history:?} then {after:?}"
+    );
+    // A truncated history chunk is reported and left out, never fatal.
+    let last = after.last().unwrap().clone();
+    let b = std::fs::read(&last).unwrap();
+    std::fs::write(&last, &b[..b.len() - 3]).unwrap();
+    let err = demo("0.5", &state, &json);
+    assert!(err.contains("truncated; left out of the replay"), "{err}");
 
     // Truncated: reported, set aside, the feeder runs and starts afresh.
     let bin = state.join("outline.bin");

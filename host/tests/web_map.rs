@@ -11,7 +11,7 @@
 //!
 //! Skipped, with a message, when `chromium` is not installed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -1090,6 +1090,16 @@ fn http_body(addr: &str, path: &str) -> Result<Vec<u8>, String> {
     Ok(v[at + 4..].to_vec())
 }
 
+/// A demo sky at 30× real time for up to 100 s, no Beast input.
+const FAST_DEMO: &[&str] = &[
+    "--demo-speed",
+    "30",
+    "--net-bi-port",
+    "0",
+    "--duration",
+    "3000",
+];
+
 /// A running `airwaves adsb --demo` with its HTTP server on a free port
 /// (its address), every other port off unless `extra` sets it; killed
 /// when the guard drops.
@@ -1279,14 +1289,7 @@ fn test_graphs_of_a_running_demo_feeder() {
     let Some(chromium) = chromium_or_skip() else {
         return;
     };
-    let (addr, _feeder) = demo_feeder(&[
-        "--demo-speed",
-        "30",
-        "--net-bi-port",
-        "0",
-        "--duration",
-        "3000",
-    ]);
+    let (addr, _feeder) = demo_feeder(FAST_DEMO);
     let t0 = Instant::now();
     let points = loop {
         let body = http_body(&addr, "/data/history/hour.json").unwrap_or_default();
@@ -1329,4 +1332,54 @@ fn test_graphs_of_a_running_demo_feeder() {
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(png_size(&bytes).unwrap(), (1280, 900));
     println!("screenshot of the graphs page: {}", png.display());
+}
+
+/// Replay (`/?replay=T`) of a demo feeder's history at 30× real time:
+/// aircraft are drawn where they were at T, and a minute later they have
+/// moved.
+#[test]
+fn test_replay_moves_an_aircraft() {
+    let Some(chromium) = chromium_or_skip() else {
+        return;
+    };
+    let (addr, _feeder) = demo_feeder(FAST_DEMO);
+    std::thread::sleep(Duration::from_secs(12));
+    let index: Value =
+        serde_json::from_slice(&http_body(&addr, "/data/replay/index.json").unwrap()).unwrap();
+    let chunks = index["chunks"].as_array().unwrap();
+    assert!(!chunks.is_empty(), "{index}");
+    let first = chunks[0]["start"].as_u64().unwrap();
+    let bin = http_body(&addr, &format!("/data/replay/{first}.bin")).unwrap();
+    assert_eq!(&bin[..8], b"AWHIST01");
+    let t_first = u64::from(u32::from_le_bytes(bin[20..24].try_into().unwrap()));
+    let (t1, t2) = (t_first + 120, t_first + 180);
+    let markers = |t: u64| -> BTreeMap<String, String> {
+        let dom = dump_dom(&chromium, &format!("http://{addr}/?replay={t}"), 5000).unwrap();
+        assert!(
+            dom.contains(&format!("data-replay-time=\"{t}\"")),
+            "not at {t}"
+        );
+        elements(&dom, "g")
+            .into_iter()
+            .filter(|e| e.has_class("aircraft"))
+            .filter_map(|e| {
+                Some((
+                    e.attr("data-hex")?.to_owned(),
+                    e.attr("transform")?.to_owned(),
+                ))
+            })
+            .collect()
+    };
+    let (a, b) = (markers(t1), markers(t2));
+    assert!(a.len() >= 10, "{} aircraft at {t1}", a.len());
+    let moved = a
+        .iter()
+        .filter(|(hex, pos)| b.get(*hex).is_some_and(|p| p != *pos))
+        .count();
+    println!(
+        "replay: {} aircraft at T, {} at T+60 s, {moved} moved",
+        a.len(),
+        b.len()
+    );
+    assert!(moved >= 5, "{moved} of {} moved", a.len());
 }

@@ -957,10 +957,173 @@
     }
   }
 
+
+  // ---- replay (?replay, or ?replay=T to open paused at Unix time T) -------
+  // The feeder's position history (data/replay/index.json and 10-minute
+  // chunks of 20-byte points, see host/src/feed/history.rs) played back
+  // through the same map and table: at time T every aircraft whose last
+  // point is at most REPLAY_FRESH_S old is shown there, with its trail.
+  const REPLAY_FRESH_S = 60;
+  const REPLAY_TRAIL_S = 600;
+  const REPLAY_TICK_MS = 250;
+  const replayParam = new URLSearchParams(location.search).get('replay');
+  const replay = replayParam === null ? null : {
+    start: null, end: null, t: null, playing: false, speed: 10,
+    chunks: new Map(), // start -> Promise of points, once asked for
+    tracks: new Map(), // hex -> [{t, lat, lon, alt, track, gs, ground, mlat}] in time order
+    loaded: new Set(),
+    shown: null, ui: null, chunkS: 600,
+  };
+
+  function parseChunk(buf) {
+    const v = new DataView(buf);
+    const n = v.getUint32(16, true);
+    const pts = [];
+    for (let i = 0; i < n; i++) {
+      const o = 20 + i * 20;
+      const a = v.getUint32(o + 4, true);
+      const alt = v.getInt16(o + 16, true);
+      const trk = v.getUint8(o + 18), gs = v.getUint8(o + 19);
+      const hex = ((a & 0x1000000) ? '~' : '') + (a & 0xffffff).toString(16).padStart(6, '0');
+      pts.push({
+        t: v.getUint32(o, true), hex,
+        lat: v.getInt32(o + 8, true) / 1e7, lon: v.getInt32(o + 12, true) / 1e7,
+        alt: alt === -32768 ? null : alt * 25,
+        track: trk === 255 && gs === 255 ? null : trk * 360 / 256,
+        gs: gs === 255 ? null : gs * 4,
+        ground: (a & 0x2000000) !== 0, mlat: (a & 0x4000000) !== 0,
+      });
+    }
+    return pts;
+  }
+
+  /** Load the chunks that cover [from, to] (once each) into the tracks. */
+  async function replayLoad(from, to) {
+    const r = replay;
+    const wanted = [];
+    for (const c of r.index) if (c.start + r.chunkS > from && c.start <= to) wanted.push(c.start);
+    for (const start of wanted) {
+      if (!r.chunks.has(start)) {
+        r.chunks.set(start, fetch(`data/replay/${start}.bin`, { cache: 'no-store' })
+          .then((resp) => (resp.ok ? resp.arrayBuffer() : Promise.reject(new Error(`HTTP ${resp.status}`))))
+          .then(parseChunk)
+          .catch(() => []));
+      }
+    }
+    for (const start of wanted) {
+      const pts = await r.chunks.get(start);
+      if (r.loaded.has(start)) continue;
+      r.loaded.add(start);
+      for (const p of pts) {
+        let tr = r.tracks.get(p.hex);
+        if (!tr) { tr = []; r.tracks.set(p.hex, tr); }
+        tr.push(p);
+      }
+      for (const tr of r.tracks.values()) tr.sort((a, b) => a.t - b.t);
+    }
+  }
+
+  /** aircraft.json as it would have been at T. */
+  function replayState(T) {
+    const list = [];
+    for (const [hex, tr] of replay.tracks) {
+      let lo = 0, hi = tr.length - 1, k = -1;
+      while (lo <= hi) { const m = (lo + hi) >> 1; if (tr[m].t <= T) { k = m; lo = m + 1; } else hi = m - 1; }
+      if (k < 0 || T - tr[k].t > REPLAY_FRESH_S) continue;
+      const p = tr[k];
+      const d = { hex, lat: p.lat, lon: p.lon, seen: T - p.t, seen_pos: T - p.t, type: p.mlat ? 'mlat' : 'replay', mlat: p.mlat ? ['lat', 'lon'] : [] };
+      if (p.ground) d.alt_baro = 'ground'; else if (p.alt !== null) d.alt_baro = p.alt;
+      if (p.track !== null) d.track = p.track;
+      if (p.gs !== null) d.gs = p.gs;
+      list.push(d);
+    }
+    return { now: T, messages: 0, aircraft: list };
+  }
+
+  async function replayShow(T) {
+    const r = replay;
+    r.t = Math.max(r.start, Math.min(r.end, T));
+    await replayLoad(r.t - REPLAY_TRAIL_S, r.t);
+    const jump = r.shown === null || r.t < r.shown || r.t - r.shown > 30;
+    if (jump) {
+      // Start afresh and rebuild the trails of the last ten minutes.
+      applyAircraft({ now: r.t - REPLAY_TRAIL_S, messages: 0, aircraft: [] });
+      for (let t = r.t - REPLAY_TRAIL_S; t < r.t; t += 15) applyAircraft(replayState(t));
+    }
+    applyAircraft(replayState(r.t));
+    r.shown = r.t;
+    r.ui.slider.value = String(Math.round(r.t));
+    r.ui.time.textContent = new Date(r.t * 1000).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+    document.body.dataset.replayTime = String(Math.round(r.t));
+  }
+
+  function replayBar() {
+    const bar = document.createElement('div');
+    bar.id = 'replay-bar';
+    const play = document.createElement('button');
+    play.type = 'button';
+    play.id = 'replay-play';
+    play.textContent = 'play';
+    const speed = document.createElement('select');
+    speed.id = 'replay-speed';
+    speed.title = 'playback speed';
+    for (const x of [1, 5, 10, 30, 60]) {
+      const o = document.createElement('option');
+      o.value = String(x);
+      o.textContent = `${x}×`;
+      if (x === replay.speed) o.selected = true;
+      speed.appendChild(o);
+    }
+    const slider = document.createElement('input');
+    slider.type = 'range';
+    slider.id = 'replay-slider';
+    slider.min = String(replay.start);
+    slider.max = String(replay.end);
+    slider.step = '1';
+    const time = document.createElement('span');
+    time.id = 'replay-time';
+    const live = document.createElement('a');
+    live.href = location.pathname;
+    live.textContent = 'live';
+    bar.append(play, speed, slider, time, live);
+    byId('map-wrap').appendChild(bar);
+    play.addEventListener('click', () => {
+      replay.playing = !replay.playing;
+      play.textContent = replay.playing ? 'pause' : 'play';
+    });
+    speed.addEventListener('change', () => { replay.speed = Number(speed.value); });
+    slider.addEventListener('input', () => { replay.playing = false; play.textContent = 'play'; replayShow(Number(slider.value)); });
+    return { play, speed, slider, time };
+  }
+
+  async function replayStart() {
+    document.body.classList.add('replay');
+    await loadReceiver();
+    if (receiverLoaded) { placeInitialView(); renderView(); }
+    try {
+      const idx = await fetchJson('data/replay/index.json');
+      replay.index = Array.isArray(idx.chunks) ? idx.chunks.filter((c) => isNum(c.start)) : [];
+      if (isNum(idx.chunk_s)) replay.chunkS = idx.chunk_s;
+      if (replay.index.length === 0) throw new Error('no history yet');
+      replay.start = replay.index[0].start;
+      replay.end = Math.max(replay.index[replay.index.length - 1].start + replay.chunkS, isNum(idx.now) ? idx.now : 0);
+      replay.ui = replayBar();
+      const asked = Number(replayParam);
+      await replayShow(replayParam !== '' && isNum(asked) ? asked : replay.end - REPLAY_TRAIL_S);
+      setStatus(true, '');
+    } catch (e) {
+      setStatus(false, 'replay: ' + String(e && e.message ? e.message : e));
+      return;
+    }
+    setInterval(() => {
+      if (replay.playing && replay.t < replay.end) replayShow(replay.t + replay.speed * REPLAY_TICK_MS / 1000);
+    }, REPLAY_TICK_MS);
+  }
+
   measure();
   renderView();
   sortRows();
-  poll();
+  if (replay) replayStart(); else poll();
   // Read-only view of the state, for the browser console and for the
   // interaction test in host/tests/web_map.rs.
   window.airwaves = { view, planes, apply: applyAircraft, get lastUpdate() { return lastNow; } };

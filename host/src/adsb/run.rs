@@ -14,6 +14,7 @@ use crate::demo::frontend::{FrontEnd, MAX_GAIN_TENTHS};
 use crate::demo::{DemoConfig, DemoSky, PacedSky, SkyKind};
 use crate::error::{AdsbError, CommandError};
 use crate::feed::aircraft_db::AircraftDb;
+use crate::feed::history::History;
 use crate::feed::json::{ReceiverInfo, write_aircraft_json_with, write_receiver_json};
 use crate::feed::metrics::{write_metrics, write_series_metrics};
 use crate::feed::outline::RangeOutline;
@@ -30,8 +31,8 @@ use airwaves_core::modes::tracker::Tracker;
 use std::io::{IsTerminal, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -525,6 +526,7 @@ impl<'a> Feeder<'a> {
             series: Series::new(),
             series_json: Default::default(),
             last_sample: None,
+            positions: Arc::new(Mutex::new(History::in_memory())),
         };
         // Valid (empty) documents from the first request on.
         outputs
@@ -556,6 +558,15 @@ impl<'a> Feeder<'a> {
             // Rendered again at the next tick.
             ticker.series_json = Default::default();
         }
+        if let Some(state) = &state {
+            let now_s = settings.start_unix_ms / 1000;
+            let (history, problems) = History::in_dir(state.dir().join("history"), now_s);
+            for p in problems {
+                eprintln!("airwaves adsb: {p}");
+            }
+            ticker.positions = Arc::new(Mutex::new(history));
+        }
+        outputs.site.set_history(ticker.positions.clone());
         // I/Q waits briefly when Beast input must also be served.
         let iq_wait = Duration::from_millis(if outputs.net.beast_rx.is_some() {
             20
@@ -740,6 +751,13 @@ impl<'a> Feeder<'a> {
             let outline = out.pipeline.outline();
             state.save(outline, Some(&self.ticker.series), finished || out_of_time);
         }
+        if finished || out_of_time {
+            self.ticker
+                .positions
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .flush();
+        }
         self.console.tick(
             &out.pipeline,
             &out.net,
@@ -785,6 +803,8 @@ struct Ticker {
     series_json: [Arc<[u8]>; 3],
     /// Counters, signal time and wall time of the last sample.
     last_sample: Option<(Counters, u64, Instant)>,
+    /// Positions for the replay (shared with the site).
+    positions: Arc<Mutex<History>>,
 }
 
 /// Load `--db-file`; a file that cannot be used is reported and the
@@ -840,6 +860,7 @@ impl Ticker {
         }
         self.history.record(now, &counters);
         self.record_series(now, &counters, pipeline.tracker());
+        self.record_history(now, pipeline.tracker());
         pipeline.counters_mut().clear_recent();
         let mut a = String::with_capacity(64 * 1024);
         write_aircraft_json_with(
@@ -867,6 +888,19 @@ impl Ticker {
             metrics: Arc::from(m.into_bytes()),
             outline: Arc::from(o.into_bytes()),
             series: self.series_json.clone(),
+        }
+    }
+
+    /// Offer every aircraft's latest position to the replay's history.
+    fn record_history(&mut self, now: u64, tracker: &Tracker<TRACKER_CAPACITY>) {
+        let mut h = self.positions.lock().unwrap_or_else(|e| e.into_inner());
+        let now_s = now / 1000;
+        for ac in tracker.iter() {
+            h.offer(ac, now_s);
+        }
+        h.roll(now_s);
+        if let Some(e) = h.write_error.take() {
+            eprintln!("airwaves adsb: history: {e} (kept in memory)");
         }
     }
 

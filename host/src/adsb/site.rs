@@ -10,14 +10,18 @@
 //! | `/data/outline.json` (also `/outline.json`) | readsb's range outline ([`crate::feed::outline`]) |
 //! | `/data/history/hour.json`, `day.json`, `week.json` | the graphs' time series ([`crate::feed::series`]) |
 //! | `/graphs` | the graphs page |
+//! | `/data/replay/index.json` | the replay's chunks: `{"now":S,"chunk_s":600,"keep_s":86400,"chunks":[{"start":S,"points":N},…]}` |
+//! | `/data/replay/<start>.bin` | one chunk of positions ([`crate::feed::history`]'s format) |
 //! | `/metrics` | Prometheus text format 0.0.4 |
 //!
 //! The decode thread renders a new [`Snapshot`] about once a second and
 //! swaps it in; a request clones the `Arc` of the body it needs, so HTTP
 //! never waits on decoding and decoding never waits on HTTP.
 
+use crate::feed::history::History;
+use crate::json::JsonWriter;
 use crate::net::http::{Response, Site};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// Rendered JSON documents and metrics, shared with the HTTP threads.
 #[derive(Debug, Clone, Default)]
@@ -40,6 +44,7 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default)]
 pub struct FeederSite {
     snapshot: Arc<RwLock<Snapshot>>,
+    history: Arc<Mutex<Option<Arc<Mutex<History>>>>>,
 }
 
 impl FeederSite {
@@ -53,6 +58,56 @@ impl FeederSite {
         // A poisoned lock only means a panicking writer: take it anyway.
         let mut g = self.snapshot.write().unwrap_or_else(|e| e.into_inner());
         *g = s;
+    }
+
+    /// Serve the replay from `history` (shared with the decode thread).
+    pub fn set_history(&self, history: Arc<Mutex<History>>) {
+        *self.history.lock().unwrap_or_else(|e| e.into_inner()) = Some(history);
+    }
+
+    fn history(&self) -> Option<Arc<Mutex<History>>> {
+        self.history
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// `/data/replay/…`: the index, or one chunk.
+    fn replay(&self, name: &str) -> Option<Response> {
+        let history = self.history()?;
+        if name == "index.json" {
+            let index = history.lock().unwrap_or_else(|e| e.into_inner()).index();
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let mut out = String::with_capacity(64 + 40 * index.len());
+            let mut o = JsonWriter::object(&mut out);
+            o.int("now", now as i64);
+            o.int("chunk_s", crate::feed::history::CHUNK_S as i64);
+            o.int("keep_s", crate::feed::history::KEEP_S as i64);
+            let mut list = JsonWriter::array(o.key("chunks"));
+            for c in index {
+                let mut e = JsonWriter::object(list.element());
+                e.int("start", c.start_s as i64);
+                e.int("points", i64::from(c.points));
+                e.close_object();
+            }
+            list.close_array();
+            o.close_object();
+            return Some(Response::json(out.into_bytes()));
+        }
+        let start: u64 = name.strip_suffix(".bin")?.parse().ok()?;
+        let chunk = history
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .chunk(start)?;
+        Some(match chunk {
+            Ok(bytes) => Response {
+                content_type: "application/octet-stream",
+                ..Response::json(bytes)
+            },
+            Err(why) => Response::text(500, format!("chunk {start}: {why}\n").into_bytes()),
+        })
     }
 
     fn current(&self) -> Snapshot {
@@ -74,6 +129,7 @@ impl Site for FeederSite {
             "/data/history/hour.json" => json(self.current().series[0].clone()),
             "/data/history/day.json" => json(self.current().series[1].clone()),
             "/data/history/week.json" => json(self.current().series[2].clone()),
+            p if p.starts_with("/data/replay/") => self.replay(&p["/data/replay/".len()..]),
             "/graphs" => crate::web::asset("/graphs.html")
                 .map(|a| Response::static_file(a.content_type, a.bytes)),
             "/metrics" => Some(Response {

@@ -4,6 +4,7 @@
 //!
 //! - [`sbs`]: BaseStation lines (port 30003);
 //! - [`aircraft_db`]: the user's tar1090-db CSV (`--db-file`);
+//! - [`history`]: 24 hours of positions for the replay;
 //! - [`json`]: readsb / dump1090-fa `aircraft.json` and `receiver.json`;
 //! - [`series`]: the graphs' time series (hour, day, week);
 //! - [`stats`]: cumulative counters and dump1090-fa's `stats.json`;
@@ -12,6 +13,7 @@
 //! - [`reduce`]: the reduced Beast stream (`beast_reduce_out`).
 
 pub mod aircraft_db;
+pub mod history;
 pub mod json;
 pub mod metrics;
 pub mod outline;
