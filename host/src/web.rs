@@ -8,6 +8,11 @@
 //! page substitutes `{z}`, `{x}`, `{y}` and `{s}`; the assets themselves hold
 //! no tile server address).
 //!
+//! The map's basemap (`web/basemap.bin`: coastlines, borders and land from
+//! Natural Earth's public-domain 1:50m countries, by `scripts/basemap`
+//! from the npm package world-atlas; 193 KiB) is drawn unless `--tiles`
+//! gives online tiles.
+//!
 //! The page expects the HTTP server to answer, relative to the page's own
 //! URL (so it works under any sub-path):
 //!
@@ -61,6 +66,11 @@ pub const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../web/graphs.js"),
     },
     Asset {
+        path: "/basemap.bin",
+        content_type: "application/octet-stream",
+        bytes: include_bytes!("../web/basemap.bin"),
+    },
+    Asset {
         path: "/icon.svg",
         content_type: "image/svg+xml",
         bytes: include_bytes!("../web/icon.svg"),
@@ -98,6 +108,7 @@ mod test {
                 "js" => "text/javascript",
                 "css" => "text/css",
                 "svg" => "image/svg+xml",
+                "bin" => "application/octet-stream",
                 _ => panic!("no content type known for {}", a.path),
             };
             assert!(
@@ -107,7 +118,7 @@ mod test {
                 a.content_type
             );
             assert!(
-                std::str::from_utf8(a.bytes).is_ok(),
+                ext == "bin" || std::str::from_utf8(a.bytes).is_ok(),
                 "{} is not UTF-8",
                 a.path
             );
@@ -123,6 +134,59 @@ mod test {
                 a.path
             );
         }
+    }
+
+    /// The basemap: its header, and arcs near the demo receiver (52.3° N
+    /// 4.8° E: the Dutch coast) decoded as app.js decodes them.
+    #[test]
+    fn test_basemap_holds_the_coast_near_amsterdam() {
+        let b = asset("/basemap.bin").unwrap().bytes;
+        assert_eq!(&b[..8], b"AWBASE01");
+        let f = |o: usize| f64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+        let (sx, sy, tx, ty) = (f(8), f(16), f(24), f(32));
+        let mut o = 44;
+        let mut varint = || {
+            let (mut n, mut shift) = (0u64, 0);
+            loop {
+                let byte = b[o];
+                o += 1;
+                n |= u64::from(byte & 0x7F) << shift;
+                shift += 7;
+                if byte & 0x80 == 0 {
+                    return n;
+                }
+            }
+        };
+        let n_arcs = u32::from_le_bytes(b[40..44].try_into().unwrap());
+        let (mut near_coast, mut near_border) = (0, 0);
+        for _ in 0..n_arcs {
+            let kind = varint(); // one byte, < 128
+            let n = varint();
+            let (mut qx, mut qy) = (0i64, 0i64);
+            let mut near = false;
+            for _ in 0..n {
+                let zz = |v: u64| {
+                    if v % 2 == 1 {
+                        -((v as i64 + 1) / 2)
+                    } else {
+                        (v / 2) as i64
+                    }
+                };
+                qx += zz(varint());
+                qy += zz(varint());
+                let (lon, lat) = (qx as f64 * sx + tx, qy as f64 * sy + ty);
+                near |= (lat - 52.3).abs() < 1.0 && (lon - 4.8).abs() < 1.5;
+            }
+            if near {
+                if kind == 0 {
+                    near_coast += 1;
+                } else {
+                    near_border += 1;
+                }
+            }
+        }
+        assert!(near_coast >= 1, "no coastline near Amsterdam");
+        assert!(near_border >= 1, "no border near Amsterdam (NL/BE, NL/DE)");
     }
 
     #[test]
@@ -175,7 +239,7 @@ mod test {
 
     #[test]
     fn test_no_asset_fetches_from_the_internet() {
-        for a in ASSETS {
+        for a in ASSETS.iter().filter(|a| !a.path.ends_with(".bin")) {
             let mut text = std::str::from_utf8(a.bytes).unwrap().to_owned();
             for ns in NAMESPACE_URLS {
                 text = text.replace(ns, "");

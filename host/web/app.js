@@ -43,6 +43,7 @@
   const SVG_NS = svg.namespaceURI; // taken from the DOM: no namespace literal here
   const layers = {
     tiles: byId('layer-tiles'),
+    basemap: byId('layer-basemap'),
     graticule: byId('layer-graticule'),
     rings: byId('layer-rings'),
     outline: byId('layer-outline'),
@@ -197,6 +198,110 @@
     if (a === 'ground') return -1;
     if (!isNum(a)) return -2;
     return Math.floor(Math.max(0, a) / 500);
+  }
+
+  // ---- offline basemap (basemap.bin: Natural Earth 1:50m, see scripts/basemap)
+  /** {arcs: [{kind, xs, ys, bbox}], land: [[ring arc refs]]} in Mercator units, once loaded. */
+  let basemap = null;
+  function decodeBasemap(buf) {
+    const v = new DataView(buf);
+    const magic = String.fromCharCode(...new Uint8Array(buf, 0, 8));
+    if (magic !== 'AWBASE01') throw new Error('not a basemap');
+    let o = 8;
+    const sx = v.getFloat64(o, true), sy = v.getFloat64(o + 8, true);
+    const tx = v.getFloat64(o + 16, true), ty = v.getFloat64(o + 24, true);
+    o += 32;
+    const varint = () => {
+      let n = 0, mul = 1, b;
+      do { b = v.getUint8(o++); n += (b & 0x7f) * mul; mul *= 128; } while (b & 0x80);
+      return n;
+    };
+    const zz = () => { const n = varint(); return n % 2 ? -(n + 1) / 2 : n / 2; };
+    const nArcs = v.getUint32(o, true); o += 4;
+    const arcs = [];
+    for (let i = 0; i < nArcs; i++) {
+      const kind = v.getUint8(o++);
+      const n = varint();
+      const xs = new Float64Array(n), ys = new Float64Array(n);
+      let qx = 0, qy = 0, x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (let j = 0; j < n; j++) {
+        qx += zz(); qy += zz();
+        xs[j] = mercX(qx * sx + tx);
+        ys[j] = mercY(qy * sy + ty);
+        x0 = Math.min(x0, xs[j]); x1 = Math.max(x1, xs[j]); y0 = Math.min(y0, ys[j]); y1 = Math.max(y1, ys[j]);
+      }
+      arcs.push({ kind, xs, ys, bbox: [x0, y0, x1, y1] });
+    }
+    const nLand = v.getUint32(o, true); o += 4;
+    const land = [];
+    for (let i = 0; i < nLand; i++) {
+      const rings = [];
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (let r = varint(); r > 0; r--) {
+        const refs = [];
+        for (let k = varint(); k > 0; k--) {
+          const a = zz();
+          refs.push(a);
+          const b = arcs[a >= 0 ? a : -a - 1].bbox;
+          x0 = Math.min(x0, b[0]); y0 = Math.min(y0, b[1]); x1 = Math.max(x1, b[2]); y1 = Math.max(y1, b[3]);
+        }
+        rings.push(refs);
+      }
+      land.push({ rings, bbox: [x0, y0, x1, y1] });
+    }
+    return { arcs, land };
+  }
+
+  async function loadBasemap() {
+    try {
+      const resp = await fetch('basemap.bin');
+      if (!resp.ok) return;
+      basemap = decodeBasemap(await resp.arrayBuffer());
+      viewKey = ''; // draw it with the next render
+      queueRender();
+    } catch (e) {
+      basemap = null; // the map goes on without it
+    }
+  }
+
+  /** SVG path data of arc `a` (reversed for a negative reference), from `start` ('M' or 'L'); points closer than 0.75 px to the last one are skipped. */
+  function arcPath(a, start) {
+    const arc = basemap.arcs[a >= 0 ? a : -a - 1];
+    const n = arc.xs.length;
+    let d = '', lx = NaN, ly = NaN;
+    for (let j = 0; j < n; j++) {
+      const k = a >= 0 ? j : n - 1 - j;
+      const [px, py] = toScreen(arc.xs[k], arc.ys[k]);
+      if (j > 0 && j < n - 1 && Math.abs(px - lx) < 0.75 && Math.abs(py - ly) < 0.75) continue;
+      d += `${d === '' ? start : 'L'}${px.toFixed(1)},${py.toFixed(1)}`;
+      lx = px; ly = py;
+    }
+    return d;
+  }
+
+  function renderBasemap() {
+    const g = layers.basemap;
+    g.replaceChildren();
+    if (!basemap || tileTemplate) return;
+    const [vx0, vy0] = fromScreen(0, 0);
+    const [vx1, vy1] = fromScreen(view.w, view.h);
+    const visible = (b) => b[2] >= vx0 && b[0] <= vx1 && b[3] >= vy0 && b[1] <= vy1;
+    let land = '';
+    for (const poly of basemap.land) {
+      if (!visible(poly.bbox)) continue;
+      for (const ring of poly.rings) {
+        ring.forEach((a, i) => { land += arcPath(a, i === 0 ? 'M' : 'L'); });
+        land += 'Z';
+      }
+    }
+    if (land) svgEl('path', { d: land, class: 'land', 'fill-rule': 'evenodd' }, g);
+    const lines = ['', ''];
+    basemap.arcs.forEach((arc, i) => {
+      if (visible(arc.bbox)) lines[arc.kind] += arcPath(i, 'M');
+    });
+    if (lines[0]) svgEl('path', { d: lines[0], class: 'coastline', id: 'coastline' }, g);
+    if (lines[1]) svgEl('path', { d: lines[1], class: 'border', id: 'borders' }, g);
+    ui.attribution.textContent = 'basemap: Natural Earth';
   }
 
   // ---- static layers: tiles, graticule, rings, receiver -----------------
@@ -524,7 +629,7 @@
 
   const COLUMNS = [
     ['hex', (d, p) => p.hex.toUpperCase(), ''],
-    ['country', (d) => flagOf(d), 'flag opt'],
+    ['country', (d) => (typeof d.country_code === 'string' ? d.country_code : ''), 'flag opt'],
     ['flight', (d) => callsign(d), 'callsign'],
     ['r', (d) => registrationOf(d), 'opt'],
     ['squawk', (d) => (typeof d.squawk === 'string' ? d.squawk : ''), 'squawk'],
@@ -722,6 +827,7 @@
       viewKey = key;
       viewVersion++;
       renderTiles();
+      renderBasemap();
       renderGraticule();
       renderRings();
       renderOutline();
@@ -1123,6 +1229,7 @@
   measure();
   renderView();
   sortRows();
+  loadBasemap();
   if (replay) replayStart(); else poll();
   // Read-only view of the state, for the browser console and for the
   // interaction test in host/tests/web_map.rs.
