@@ -94,6 +94,7 @@ fn test_default_options_are_accepted_by_airwaves_adsb() {
             args.push(match a {
                 "8080" => "0".into(),
                 "/run/airwaves" => dir.0.display().to_string(),
+                "/var/lib/airwaves" => dir.0.join("state").display().to_string(),
                 a => a.into(),
             });
         }
@@ -121,6 +122,7 @@ fn test_default_options_are_accepted_by_airwaves_adsb() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(dir.0.join("aircraft.json").is_file());
+    assert!(dir.0.join("state").join("series.bin").is_file());
 }
 
 #[test]

@@ -352,7 +352,16 @@ impl LiveDongle {
         let Some(stream) = self.stream.as_mut() else {
             // After a stream_into, or a failed restart.
             match self.device.as_mut() {
-                Some(dev) => self.stream = Some(DongleStream::start(dev, &self.opts)?),
+                Some(dev) => match DongleStream::start(dev, &self.opts) {
+                    Ok(s) => self.stream = Some(s),
+                    // Lost while it was not streaming: reopened like a
+                    // loss mid-stream.
+                    Err(Error::Usb {
+                        source: UsbError::NoDevice,
+                        ..
+                    }) => self.recover(StreamError::NoDevice)?,
+                    Err(e) => return Err(e),
+                },
                 None => self.recover(StreamError::NoDevice)?,
             }
             return Ok(None);
