@@ -318,6 +318,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "heavy under miri")]
     fn test_search_matches_linear_scan() {
         for a in (0..0x100_0000u32).step_by(0x3FD) {
             let linear = BLOCKS.iter().find(|b| b.contains(a));
