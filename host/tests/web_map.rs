@@ -1361,15 +1361,40 @@ fn test_replay_moves_an_aircraft() {
         return;
     };
     let (addr, _feeder) = demo_feeder(FAST_DEMO);
-    std::thread::sleep(Duration::from_secs(12));
-    let index: Value =
-        serde_json::from_slice(&http_body(&addr, "/data/replay/index.json").unwrap()).unwrap();
-    let chunks = index["chunks"].as_array().unwrap();
-    assert!(!chunks.is_empty(), "{index}");
-    let first = chunks[0]["start"].as_u64().unwrap();
-    let bin = http_body(&addr, &format!("/data/replay/{first}.bin")).unwrap();
-    assert_eq!(&bin[..8], b"AWHIST01");
-    let t_first = u64::from(u32::from_le_bytes(bin[20..24].try_into().unwrap()));
+    // Wait until the history spans 200 s of signal (about 7 s of wall
+    // time at 30x; longer on a loaded machine).
+    let t0 = Instant::now();
+    let point_time = |bin: &[u8], i: usize| {
+        let o = 20 + i * 20;
+        u64::from(u32::from_le_bytes(bin[o..o + 4].try_into().unwrap()))
+    };
+    let t_first = loop {
+        let index: Value = serde_json::from_slice(
+            &http_body(&addr, "/data/replay/index.json").unwrap_or_default(),
+        )
+        .unwrap_or(Value::Null);
+        let chunks = index["chunks"].as_array().cloned().unwrap_or_default();
+        if let (Some(first), Some(last)) = (chunks.first(), chunks.last()) {
+            let get = |c: &Value| {
+                let start = c["start"].as_u64().unwrap();
+                http_body(&addr, &format!("/data/replay/{start}.bin")).unwrap_or_default()
+            };
+            let (a, b) = (get(first), get(last));
+            if a.len() > 40 && b.len() > 40 {
+                assert_eq!(&a[..8], b"AWHIST01");
+                let n = (b.len() - 28) / 20;
+                let (t_first, t_last) = (point_time(&a, 0), point_time(&b, n - 1));
+                if t_last >= t_first + 200 {
+                    break t_first;
+                }
+            }
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(90),
+            "history too short after 90 s"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
     let (t1, t2) = (t_first + 120, t_first + 180);
     let markers = |t: u64| -> BTreeMap<String, String> {
         let dom = dump_dom(&chromium, &format!("http://{addr}/?replay={t}"), 5000).unwrap();
