@@ -46,7 +46,7 @@ const DF_LABELS: [&str; 24] = [
 /// Window for the `airwaves_aircraft` gauges, ms.
 const RECENT_MS: u64 = 60_000;
 
-/// Aircraft heard in the last [`RECENT_MS`] (60 s) at a time.
+/// Aircraft heard in the last 60 s at a time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RecentAircraft {
     /// All of them.
@@ -134,7 +134,7 @@ impl Exposition<'_> {
 
 /// Append the graphs' series as of their latest 10 s bucket (the graphs
 /// page's hour), one gauge per field: `airwaves_recent{field="…"}`
-/// ([`FIELDS`](crate::feed::series::FIELDS)); nothing before the first
+/// ([`FIELDS`]); nothing before the first
 /// bucket closes, and unknown fields are left out.
 ///
 /// ```
