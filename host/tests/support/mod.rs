@@ -3,6 +3,8 @@
 //! `fakeusb.c`. Each test binary uses a subset, hence `dead_code`.
 #![allow(dead_code)]
 
+pub mod browser;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
