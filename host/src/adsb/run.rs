@@ -18,6 +18,7 @@ use crate::feed::history::History;
 use crate::feed::json::{ReceiverInfo, write_aircraft_json_with, write_receiver_json};
 use crate::feed::metrics::{write_metrics, write_series_metrics};
 use crate::feed::outline::RangeOutline;
+use crate::feed::reduce::DEFAULT_INTERVAL_MS;
 use crate::feed::series::{Sample, Series};
 use crate::feed::stats::Counters;
 use crate::feed::stats::StatsHistory;
@@ -135,7 +136,7 @@ pub struct AdsbArgs {
     pub net_beast_reduce_out_port: u16,
     /// Seconds between frames of one kind of one aircraft on the reduced
     /// Beast output (0.1 to 15).
-    #[arg(long, default_value_t = 1.0, value_parser = parse_reduce_interval, value_name = "S")]
+    #[arg(long, default_value_t = DEFAULT_INTERVAL_MS as f64 / 1000.0, value_parser = parse_reduce_interval, value_name = "S")]
     pub net_beast_reduce_interval: f64,
     /// Seconds without output after which a port's clients get a
     /// heartbeat (readsb's; 0 turns it off).

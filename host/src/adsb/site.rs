@@ -21,7 +21,7 @@
 use crate::feed::history::History;
 use crate::json::JsonWriter;
 use crate::net::http::{Response, Site};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// Rendered JSON documents and metrics, shared with the HTTP threads.
 #[derive(Debug, Clone, Default)]
@@ -44,7 +44,7 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default)]
 pub struct FeederSite {
     snapshot: Arc<RwLock<Snapshot>>,
-    history: Arc<Mutex<Option<Arc<Mutex<History>>>>>,
+    history: Arc<OnceLock<Arc<Mutex<History>>>>,
 }
 
 impl FeederSite {
@@ -60,21 +60,15 @@ impl FeederSite {
         *g = s;
     }
 
-    /// Serve the replay from `history` (shared with the decode thread).
+    /// Serve the replay from `history` (shared with the decode thread);
+    /// the first call counts.
     pub fn set_history(&self, history: Arc<Mutex<History>>) {
-        *self.history.lock().unwrap_or_else(|e| e.into_inner()) = Some(history);
-    }
-
-    fn history(&self) -> Option<Arc<Mutex<History>>> {
-        self.history
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        let _ = self.history.set(history);
     }
 
     /// `/data/replay/…`: the index, or one chunk.
     fn replay(&self, name: &str) -> Option<Response> {
-        let history = self.history()?;
+        let history = self.history.get()?;
         if name == "index.json" {
             let index = history.lock().unwrap_or_else(|e| e.into_inner()).index();
             let now = std::time::SystemTime::now()

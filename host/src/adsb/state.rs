@@ -86,16 +86,9 @@ impl StateDir {
         })
     }
 
-    /// Save `outline` if [`SAVE_EVERY`] has passed since the last save, or
-    /// now with `force`. A failure is reported once (until a save works)
-    /// and changes nothing else.
-    pub fn save_outline(&mut self, outline: &RangeOutline, force: bool) {
-        self.save(Some(outline), None, force);
-    }
-
     /// Save what is given (outline, series) if [`SAVE_EVERY`] has passed
-    /// since the last save, or now with `force`; as
-    /// [`save_outline`](Self::save_outline).
+    /// since the last save, or now with `force`. A failure is reported once
+    /// (until a save works) and changes nothing else.
     pub fn save(&mut self, outline: Option<&RangeOutline>, series: Option<&Series>, force: bool) {
         let due = self.last_save.is_none_or(|t| t.elapsed() >= SAVE_EVERY);
         if !(due || force) {
@@ -150,15 +143,15 @@ mod test {
         let mut o = RangeOutline::new(rx);
         o.add(1, Position::new(53.0, 4.76), Some(30_000), 1_000);
         o.add(1, Position::new(53.0, 4.76), Some(30_000), 2_000);
-        s.save_outline(&o, false);
+        s.save(Some(&o), None, false);
         let back = s.load_outline(rx).unwrap().unwrap();
         assert_eq!(back.sectors(3_000), 1);
         // Not due again within a minute; forced, it is written.
         o.add(2, Position::new(52.31, 6.0), None, 2_000);
         o.add(2, Position::new(52.31, 6.0), None, 2_500);
-        s.save_outline(&o, false);
+        s.save(Some(&o), None, false);
         assert_eq!(s.load_outline(rx).unwrap().unwrap().sectors(3_000), 1);
-        s.save_outline(&o, true);
+        s.save(Some(&o), None, true);
         assert_eq!(s.load_outline(rx).unwrap().unwrap().sectors(3_000), 2);
         // Truncated: reported, moved aside, and the next load starts afresh.
         let path = dir.join(OUTLINE_FILE);
@@ -177,7 +170,7 @@ mod test {
         std::fs::write(&file, b"x").unwrap();
         let mut s = StateDir::new(file.clone());
         let o = RangeOutline::new(Position::new(0.0, 0.0));
-        s.save_outline(&o, true);
+        s.save(Some(&o), None, true);
         assert!(s.error_shown);
         let _ = std::fs::remove_file(&file);
     }
