@@ -9,8 +9,9 @@
 //! BaseStation `MSG` lines (30003) and, for aggregators, the reduced Beast
 //! stream ([`BeastReducer`]: accepted frames only, thinned per aircraft).
 //! Frames from Beast input (30004 or a `beast_in` connector) take the same
-//! path after the tracker has checked them. The caller publishes the batches (one network write per buffer,
-//! not per frame) and clears them with [`Pipeline::clear_batches`].
+//! path after the tracker has checked them. The caller publishes the
+//! batches (one network write per buffer, not per frame) and clears them
+//! with [`Pipeline::clear_batches`].
 //!
 //! Nothing here knows about sockets or threads; nothing allocates per
 //! frame (the batches and the line buffer grow to their working size and
