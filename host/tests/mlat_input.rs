@@ -62,6 +62,18 @@ fn run(f: &Feeder) -> (serde_json::Value, Vec<u8>) {
     let mut out = connect(f.bo, Duration::from_secs(10));
     out.set_read_timeout(Some(Duration::from_millis(200)))
         .unwrap();
+    // Frames are formatted only for outputs with clients: send nothing
+    // before the feeder has taken this one on (its /metrics says so).
+    let t0 = Instant::now();
+    while !String::from_utf8_lossy(&http_get(f.http, "/metrics").1)
+        .contains("airwaves_clients{port=\"beast_out\"} 1\n")
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "Beast client not taken on"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
     let mut heard = connect(f.bi[0], Duration::from_secs(10));
     heard
         .write_all(&beast([0, 0, 0, 0, 0x10, 0], 0x80, &bytes(HEARD)))
