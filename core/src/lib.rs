@@ -12,6 +12,7 @@ pub mod rds;
 pub mod rng;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod uat;
 
 pub use num_complex::Complex;
 

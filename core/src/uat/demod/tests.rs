@@ -1,0 +1,229 @@
+extern crate std;
+
+use super::*;
+use crate::C32;
+use crate::modes::modulate::Quantiser;
+use crate::rng::Rng;
+use crate::uat::modulate::{Burst, Modulator};
+use crate::uat::{DOWNLINK_SYNC, SAMPLE_RATE, UPLINK_SYNC};
+
+/// The bytes sent for `data` (18, 34 or 432 bytes): parity added, uplink
+/// interleaved.
+fn encode(data: &[u8], sent: &mut [u8; UPLINK_BYTES]) -> usize {
+    match data.len() {
+        BASIC_DATA | LONG_DATA => {
+            let (code, n) = if data.len() == BASIC_DATA {
+                (ReedSolomon::DOWNLINK_BASIC, BASIC_BYTES)
+            } else {
+                (ReedSolomon::DOWNLINK_LONG, LONG_BYTES)
+            };
+            sent[..data.len()].copy_from_slice(data);
+            code.encode(&mut sent[..n]).unwrap();
+            n
+        }
+        _ => {
+            for j in 0..UPLINK_BLOCKS {
+                let mut block = [0u8; UPLINK_BLOCK_BYTES];
+                block[..UPLINK_BLOCK_DATA]
+                    .copy_from_slice(&data[j * UPLINK_BLOCK_DATA..(j + 1) * UPLINK_BLOCK_DATA]);
+                ReedSolomon::UPLINK.encode(&mut block).unwrap();
+                for (i, b) in block.iter().enumerate() {
+                    sent[UPLINK_BLOCKS * i + j] = *b;
+                }
+            }
+            UPLINK_BYTES
+        }
+    }
+}
+
+/// Add the transmission of `data` as `burst` into `out`.
+fn transmit(data: &[u8], burst: &Burst, out: &mut [C32]) {
+    let mut sent = [0u8; UPLINK_BYTES];
+    let n = encode(data, &mut sent);
+    let sync = if data.len() == UPLINK_DATA {
+        UPLINK_SYNC
+    } else {
+        DOWNLINK_SYNC
+    };
+    let bit = |k: usize| {
+        if k < SYNC_BITS {
+            sync >> (SYNC_BITS - 1 - k) & 1 == 1
+        } else {
+            let k = k - SYNC_BITS;
+            sent[k / 8] >> (7 - k % 8) & 1 == 1
+        }
+    };
+    Modulator::new(SAMPLE_RATE).add(burst, SYNC_BITS + 8 * n, bit, out);
+}
+
+/// Complex noise of `sigma` (full-scale units) per component, then cu8.
+fn to_cu8(rng: &mut Rng, x: &mut [C32], sigma: f32, out: &mut [u8]) {
+    for v in x.iter_mut() {
+        v.re += sigma * rng.normal() as f32;
+        v.im += sigma * rng.normal() as f32;
+    }
+    Quantiser::RTL_SDR.block(x, out);
+}
+
+/// Every message in `bytes`, fed in blocks of `split`.
+fn run<const N: usize>(demod: &Demodulator, bytes: &[u8], split: usize) -> std::vec::Vec<Message> {
+    let mut st = std::boxed::Box::new(DemodState::<N>::new());
+    let mut got = std::vec::Vec::new();
+    for chunk in bytes.chunks(split) {
+        demod.process(&mut st, chunk, |m| got.push(m.clone()));
+    }
+    demod.finish(&mut st, |m| got.push(m.clone()));
+    got
+}
+
+fn data(rng: &mut Rng, n: usize, payload_type: u8) -> std::vec::Vec<u8> {
+    let mut d: std::vec::Vec<u8> = (0..n).map(|_| rng.below(256) as u8).collect();
+    d[0] = (payload_type << 3) | (d[0] & 7);
+    d
+}
+
+#[test]
+fn test_clean_messages_of_every_kind() {
+    let mut rng = Rng::new(1);
+    let basic = data(&mut rng, BASIC_DATA, 0);
+    let long = data(&mut rng, LONG_DATA, 1);
+    let up = data(&mut rng, UPLINK_DATA, 0);
+    let mut x = std::vec![C32::new(0.0, 0.0); 30_000];
+    transmit(&basic, &Burst::new(1000.3, 0.3), &mut x);
+    transmit(&long, &Burst::new(3000.0, 0.2), &mut x);
+    transmit(&up, &Burst::new(5000.7, 0.5), &mut x);
+    let mut bytes = std::vec![0u8; 60_000];
+    to_cu8(&mut rng, &mut x, 0.01, &mut bytes);
+    let got = run::<UPLINK_STATE>(&Demodulator::new(), &bytes, 4096);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[0].bytes(), &basic[..]);
+    assert_eq!(got[0].link, Link::Downlink);
+    assert!(got[0].sample.abs_diff(1000) <= 1);
+    assert_eq!(got[1].bytes(), &long[..]);
+    assert!(got[1].sample.abs_diff(3000) <= 1);
+    assert_eq!(got[2].bytes(), &up[..]);
+    assert_eq!(got[2].link, Link::Uplink);
+    assert!(got.iter().all(|m| m.errors == 0));
+    // 0.2 full scale: −14 dBFS.
+    assert!(
+        (got[1].rssi_dbfs + 14.0).abs() < 1.0,
+        "{}",
+        got[1].rssi_dbfs
+    );
+}
+
+#[test]
+fn test_carrier_offsets_and_phases() {
+    let mut rng = Rng::new(2);
+    for (i, off) in [-150e3, -60e3, 0.0, 45e3, 150e3].into_iter().enumerate() {
+        let long = data(&mut rng, LONG_DATA, 1 + i as u8);
+        let mut x = std::vec![C32::new(0.0, 0.0); 3000];
+        let burst = Burst {
+            offset_hz: off,
+            phase: i as f64,
+            ..Burst::new(500.0 + 0.25 * i as f64, 0.1)
+        };
+        transmit(&long, &burst, &mut x);
+        let mut bytes = std::vec![0u8; 6000];
+        to_cu8(&mut rng, &mut x, 0.01, &mut bytes);
+        let got = run::<DOWNLINK_STATE>(&Demodulator::new(), &bytes, 1000);
+        assert_eq!(got.len(), 1, "offset {off}");
+        assert_eq!(got[0].bytes(), &long[..]);
+    }
+}
+
+#[test]
+fn test_output_independent_of_split() {
+    let mut rng = Rng::new(3);
+    let mut x = std::vec![C32::new(0.0, 0.0); 40_000];
+    let mut want = std::vec::Vec::new();
+    for k in 0..20 {
+        let d = data(
+            &mut rng,
+            if k % 3 == 0 { BASIC_DATA } else { LONG_DATA },
+            (k % 3 != 0) as u8,
+        );
+        transmit(
+            &d,
+            &Burst::new(100.0 + 1900.0 * k as f64 + rng.uniform(), 0.05),
+            &mut x,
+        );
+        want.push(d);
+    }
+    let mut bytes = std::vec![0u8; 80_000];
+    to_cu8(&mut rng, &mut x, 0.008, &mut bytes);
+    let demod = Demodulator::new();
+    let whole = run::<DOWNLINK_STATE>(&demod, &bytes, bytes.len());
+    assert_eq!(whole.len(), 20);
+    for split in [1, 3, 1001, 2048, 7777] {
+        assert_eq!(
+            run::<DOWNLINK_STATE>(&demod, &bytes, split),
+            whole,
+            "split {split}"
+        );
+    }
+    // The large state gives the same downlink messages.
+    assert_eq!(run::<UPLINK_STATE>(&demod, &bytes, 5000), whole);
+    for (m, d) in whole.iter().zip(&want) {
+        assert_eq!(m.bytes(), &d[..]);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn test_noise_gives_nothing() {
+    let mut rng = Rng::new(4);
+    let mut x = std::vec![C32::new(0.0, 0.0); 400_000];
+    let mut bytes = std::vec![0u8; 800_000];
+    to_cu8(&mut rng, &mut x, 0.03, &mut bytes);
+    let mut st = std::boxed::Box::new(DemodState::<UPLINK_STATE>::new());
+    let demod = Demodulator::new();
+    let mut n = 0;
+    demod.process(&mut st, &bytes, |_| n += 1);
+    demod.finish(&mut st, |_| n += 1);
+    assert_eq!(n, 0);
+    assert!(st.stats.candidates < 20, "{:?}", st.stats);
+}
+
+/// At a low SNR, erasures decode messages errors-only decoding cannot
+/// (6 dB: signal power over complex noise power per sample).
+#[test]
+#[cfg_attr(miri, ignore)]
+fn test_erasures_recover_more() {
+    let (with, without) = decode_rates(6.0);
+    assert!(with > without, "{with} with erasures, {without} without");
+    assert!(with < 200, "the test must sit where errors happen: {with}");
+}
+
+/// Messages decoded with and without erasures out of 200 long ones at
+/// `snr_db`, amplitude 0.05 full scale, random timing and carrier offset.
+fn decode_rates(snr_db: f32) -> (usize, usize) {
+    let mut rng = Rng::new(5);
+    let mut x = std::vec![C32::new(0.0, 0.0); 200 * 1000];
+    for k in 0..200 {
+        let d = data(&mut rng, LONG_DATA, 1);
+        let burst = Burst {
+            offset_hz: rng.normal() * 30e3,
+            ..Burst::new(100.0 + 1000.0 * k as f64 + rng.uniform(), 0.05)
+        };
+        transmit(&d, &burst, &mut x);
+    }
+    let sigma = 0.05 / libm::sqrtf(2.0) * libm::powf(10.0, -snr_db / 20.0);
+    let mut bytes = std::vec![0u8; 400_000];
+    to_cu8(&mut rng, &mut x, sigma, &mut bytes);
+    let with = run::<DOWNLINK_STATE>(&Demodulator::new(), &bytes, 8192).len();
+    let without =
+        run::<DOWNLINK_STATE>(&Demodulator::new().with_erasures(false), &bytes, 8192).len();
+    (with, without)
+}
+
+/// Prints the decode rate against SNR (`cargo test --release --
+/// --ignored --nocapture snr_curve`).
+#[test]
+#[ignore]
+fn snr_curve() {
+    for snr_db in [4.0f32, 5.0, 6.0, 7.0, 8.0] {
+        let (with, without) = decode_rates(snr_db);
+        std::println!("{snr_db} dB: {with} with erasures, {without} without");
+    }
+}
