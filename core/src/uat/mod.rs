@@ -20,6 +20,7 @@
 //! A receiver samples at twice the bit rate, [`SAMPLE_RATE`] (2.083333
 //! MS/s), the RTL-SDR's usual UAT rate.
 
+pub mod adsb;
 pub mod demod;
 pub mod modulate;
 pub mod rs;
