@@ -11,6 +11,7 @@ pub mod iir;
 pub mod input;
 pub mod level;
 pub mod modes;
+pub mod peers;
 pub mod phase;
 
 /// One benchmarked primitive.

@@ -46,5 +46,6 @@ pub mod source;
 pub mod stop;
 #[cfg(test)]
 mod test_alloc;
+pub mod uat;
 pub mod usb_async;
 pub mod web;

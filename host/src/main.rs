@@ -1,6 +1,6 @@
 //! `airwaves`: software-defined radio for the RTL-SDR.
 
-use airwaves::commands::{decode, dongle, rtl_tcp, scene};
+use airwaves::commands::{decode, dongle, rtl_tcp, scene, uat};
 use airwaves::{adsb, radio, selftest};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -28,6 +28,8 @@ enum Command {
     DspSelftest,
     /// Demodulate a .cu8 recording (or - for stdin) and print one line per Mode S frame.
     Decode(decode::DecodeArgs),
+    /// Demodulate a 978 MHz UAT .cu8 recording and print dump978-fa's raw lines.
+    Uat(uat::UatArgs),
     /// List RTL-SDR dongles: index, serial, tuner, USB strings.
     Devices(dongle::DevicesArgs),
     /// Record u8 I/Q from a dongle (or --fake-device) to a .cu8 file, like rtl_sdr.
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Record(args) => ("record", dongle::record(&args)),
         Command::TestMode(args) => ("test-mode", dongle::test_mode(&args)),
         Command::Decode(args) => ("decode", decode::run(&args)),
+        Command::Uat(args) => ("uat", uat::run(&args)),
         Command::RtlTcp(args) => ("rtl-tcp", rtl_tcp::run_cli(&args)),
         Command::Scene(args) => ("scene", scene::run(&args)),
     };

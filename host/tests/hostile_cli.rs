@@ -143,6 +143,8 @@ fn nonsense_numbers_and_unbounded_sizes_are_refused_at_once() {
     let wav = dir.0.join("never.wav");
     let wav = wav.to_str().unwrap();
     let cases: &[(&[&str], &str)] = &[
+        // UAT needs two samples per bit.
+        (&["uat", "--ifile", cu8, "--rate", "2400000"], "2083334"),
         // Sizes that would abort on allocation: refused, with the bound.
         (
             &[
@@ -272,6 +274,7 @@ fn errors_name_the_path_and_give_no_dongle_hint_where_a_dongle_is_not_the_proble
     // path (rtl-tcp used to start and fail per client).
     for args in [
         vec!["decode", d],
+        vec!["uat", "--ifile", d],
         vec!["fm", "100M", "--ifile", d, "--out", wav],
         vec!["rtl-tcp", "-p", "0", "--ifile", d],
         vec!["adsb", "--ifile", d],

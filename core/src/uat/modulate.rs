@@ -24,8 +24,43 @@
 //! sample `start` and carries a carrier offset and phase, as a real
 //! transmitter's oscillator would.
 
-use super::BIT_RATE;
+use super::rs::ReedSolomon;
+use super::{
+    BASIC_BYTES, BASIC_DATA, BIT_RATE, DOWNLINK_SYNC, LONG_BYTES, LONG_DATA, SYNC_BITS,
+    UPLINK_BLOCK_BYTES, UPLINK_BLOCK_DATA, UPLINK_BLOCKS, UPLINK_BYTES, UPLINK_DATA, UPLINK_SYNC,
+};
 use crate::C32;
+
+/// The bytes sent after the sync word for a message of `data` (18 or 34
+/// downlink data bytes, or 432 uplink ones): parity added, the uplink's
+/// six blocks interleaved. Returns the sync word and the byte count, or
+/// `None` for any other length.
+pub fn transmission(data: &[u8], sent: &mut [u8; UPLINK_BYTES]) -> Option<(u64, usize)> {
+    match data.len() {
+        BASIC_DATA | LONG_DATA => {
+            let (code, n) = if data.len() == BASIC_DATA {
+                (ReedSolomon::DOWNLINK_BASIC, BASIC_BYTES)
+            } else {
+                (ReedSolomon::DOWNLINK_LONG, LONG_BYTES)
+            };
+            sent[..data.len()].copy_from_slice(data);
+            code.encode(&mut sent[..n]).ok()?;
+            Some((DOWNLINK_SYNC, n))
+        }
+        UPLINK_DATA => {
+            for (j, chunk) in data.chunks_exact(UPLINK_BLOCK_DATA).enumerate() {
+                let mut block = [0u8; UPLINK_BLOCK_BYTES];
+                block[..UPLINK_BLOCK_DATA].copy_from_slice(chunk);
+                ReedSolomon::UPLINK.encode(&mut block).ok()?;
+                for (i, b) in block.iter().enumerate() {
+                    sent[UPLINK_BLOCKS * i + j] = *b;
+                }
+            }
+            Some((UPLINK_SYNC, UPLINK_BYTES))
+        }
+        _ => None,
+    }
+}
 
 /// Modulation index.
 pub const MODULATION_INDEX: f64 = 0.6;
@@ -81,6 +116,25 @@ impl Modulator {
     /// Samples the burst of `bits` bits lasts.
     pub fn samples_for(&self, bits: usize) -> f64 {
         bits as f64 * self.spb
+    }
+
+    /// Add the transmission of the message `data` (see [`transmission`])
+    /// as `burst` into `out`; returns its length in bits (sync included),
+    /// or `None` (nothing added) for a length that is no UAT message.
+    pub fn add_message(&self, burst: &Burst, data: &[u8], out: &mut [C32]) -> Option<usize> {
+        let mut sent = [0u8; UPLINK_BYTES];
+        let (sync, n) = transmission(data, &mut sent)?;
+        let bit = |k: usize| {
+            if k < SYNC_BITS {
+                sync >> (SYNC_BITS - 1 - k) & 1 == 1
+            } else {
+                let k = k - SYNC_BITS;
+                sent[k / 8] >> (7 - k % 8) & 1 == 1
+            }
+        };
+        let bits = SYNC_BITS + 8 * n;
+        self.add(burst, bits, bit, out);
+        Some(bits)
     }
 
     /// Add the burst whose bits are `bits(k)` for `k < count` (MSB-first

@@ -4,7 +4,7 @@
 use crate::cli::LocationArgs;
 use crate::decode::{DecodeOptions, Format, decode_with};
 use crate::error::CommandError;
-use std::io::{BufWriter, ErrorKind, Read};
+use std::io::{BufWriter, ErrorKind};
 use std::path::PathBuf;
 
 /// `airwaves decode` arguments.
@@ -41,16 +41,7 @@ pub fn run(args: &DecodeArgs) -> Result<(), CommandError> {
         ..DecodeOptions::new(args.rate, args.format)
     };
     let input = &args.input;
-    let mut source: Box<dyn Read> = if input.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(
-            crate::source::open_recording(input).map_err(|source| CommandError::Read {
-                path: input.clone(),
-                source,
-            })?,
-        )
-    };
+    let mut source = super::open_input(input)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     match decode_with(&opts, &mut source, &mut out) {
         Ok(st) => {

@@ -4,6 +4,7 @@
 use crate::cli::{bounded, parse_seconds};
 use crate::error::CommandError;
 use crate::sim::scene::{MAX_TAPS, SceneConfig, generate};
+use crate::sim::uat::{self, UatSceneConfig};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
@@ -56,6 +57,14 @@ pub struct SceneArgs {
     /// Noise rms per component, ADC codes.
     #[arg(long, default_value_t = 3.0)]
     pub noise: f64,
+    /// A 978 MHz UAT scene instead (2083333 samples/s; aircraft send one
+    /// ADS-B message a second, ground stations --uplinks frames): uses
+    /// --seconds, --seed, --aircraft, --snr-min, --snr-max and --noise.
+    #[arg(long)]
+    pub uat: bool,
+    /// With --uat: uplink frames a second (0–32).
+    #[arg(long, default_value_t = 4, value_parser = bounded(0, 32))]
+    pub uplinks: usize,
     /// Output .cu8 file.
     pub out: PathBuf,
     /// Output truth list.
@@ -67,6 +76,9 @@ pub struct SceneArgs {
 /// # Errors
 /// Bad settings or a file that cannot be written ([`CommandError::Io`]).
 pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
+    if args.uat {
+        return run_uat(args);
+    }
     let cfg = SceneConfig {
         seconds: args.seconds,
         sample_rate: args.rate,
@@ -98,11 +110,44 @@ pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
     // Every setting first, then both files: neither is touched unless the
     // scene can be made and both can be opened.
     cfg.validate().map_err(CommandError::Io)?;
+    let s = write_scene(args, |o, t| generate(&cfg, o, t))?;
+    eprintln!(
+        "scene: {} samples, {} Mode S ({} overlapped), {} Mode A/C, {} clipped values",
+        s.samples, s.mode_s, s.mode_s_overlapped, s.mode_ac, s.clipped
+    );
+    Ok(())
+}
+
+/// `airwaves scene --uat`.
+fn run_uat(args: &SceneArgs) -> Result<(), CommandError> {
+    let cfg = UatSceneConfig {
+        seconds: args.seconds,
+        seed: args.seed,
+        aircraft: args.aircraft,
+        uplinks: args.uplinks,
+        snr_db: (args.snr_min, args.snr_max),
+        noise_rms: args.noise,
+        ..UatSceneConfig::default()
+    };
+    let s = write_scene(args, |o, t| uat::generate(&cfg, o, t))?;
+    eprintln!(
+        "scene: {} samples, {} UAT downlink, {} uplink ({} overlapped)",
+        s.samples, s.downlink, s.uplink, s.overlapped
+    );
+    Ok(())
+}
+
+/// Open both outputs and run `generate` into them; a write error names
+/// the file it came from.
+fn write_scene<S>(
+    args: &SceneArgs,
+    generate: impl FnOnce(&mut Noted, &mut Noted) -> std::io::Result<S>,
+) -> Result<S, CommandError> {
     let [out, truth] = open_outputs([&args.out, &args.truth])?;
     // Which file a write error came from: each writer notes its own.
     let mut o = Noted::new(out);
     let mut t = Noted::new(truth);
-    let s = generate(&cfg, &mut o, &mut t)
+    generate(&mut o, &mut t)
         .and_then(|s| o.flush().and(t.flush()).map(|()| s))
         .map_err(|source| {
             let failed = [(o.failed, &args.out), (t.failed, &args.truth)];
@@ -113,12 +158,7 @@ pub fn run(args: &SceneArgs) -> Result<(), CommandError> {
                 },
                 None => CommandError::Io(source),
             }
-        })?;
-    eprintln!(
-        "scene: {} samples, {} Mode S ({} overlapped), {} Mode A/C, {} clipped values",
-        s.samples, s.mode_s, s.mode_s_overlapped, s.mode_ac, s.clipped
-    );
-    Ok(())
+        })
 }
 
 /// Open every output file for writing, and truncate them only once all

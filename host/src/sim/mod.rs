@@ -1,5 +1,6 @@
-//! Simulated 1090 MHz signals: the scene generator ([`scene`]), its random
+//! Simulated signals: the 1090 MHz scene generator ([`scene`]), its random
 //! numbers and its DF17 encoders, used by the `scene` command and the
-//! demo sky ([`crate::demo`]).
+//! demo sky ([`crate::demo`]); the 978 MHz UAT scene generator ([`uat`]).
 
 pub mod scene;
+pub mod uat;

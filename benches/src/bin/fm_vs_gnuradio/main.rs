@@ -50,6 +50,7 @@
 //!    cancels out).
 //! 5. `--check`: see [`verdict`].
 
+use airwaves_benches::peers::callgrind_total;
 use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -701,14 +702,6 @@ fn verdict(figs: &[Option<Figures>; 4], installed: [bool; 2]) -> Vec<(bool, Stri
     v
 }
 
-/// Instructions reported by callgrind on stderr (`Collected : N`).
-fn callgrind_total(stderr: &str) -> Option<u64> {
-    stderr
-        .lines()
-        .find_map(|l| l.split_once("Collected :").map(|(_, n)| n.trim()))
-        .and_then(|n| n.parse().ok())
-}
-
 /// Instructions (callgrind) of `cmd`; `until_quiet` for programs that do
 /// not exit by themselves (see [`run_until_quiet`]).
 fn callgrind(cmd: &Command, until_quiet: bool) -> Result<u64, String> {
@@ -1010,13 +1003,6 @@ mod tests {
         assert!(Options::parse(&s(&["--chain-only", "mono"])).is_err());
         let o = Options::parse(&s(&["--chain-only", "mono", "f.cu8"])).unwrap();
         assert_eq!(o.chain_only, Some(("mono".into(), "f.cu8".into())));
-    }
-
-    #[test]
-    fn test_callgrind_total() {
-        let err = "==1== Events    : Ir\n==1== Collected : 123456789\n==1==\n";
-        assert_eq!(callgrind_total(err), Some(123_456_789));
-        assert_eq!(callgrind_total("nothing"), None);
     }
 
     #[test]

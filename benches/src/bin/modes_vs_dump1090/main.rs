@@ -65,6 +65,7 @@
 //!    [`verdict`] against dump1090-mutability (the integration test
 //!    `benches/tests/modes_vs_dump1090.rs` runs this with `--no-anchors`).
 
+use airwaves_benches::peers::{anchor_binary, callgrind_total};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -532,14 +533,6 @@ fn overlap_table(truth: &[TruthFrame], decoders: &[(&str, Option<&Matching>)]) -
     s
 }
 
-/// Instructions reported by callgrind on stderr (`Collected : N`).
-fn callgrind_total(stderr: &str) -> Option<u64> {
-    stderr
-        .lines()
-        .find_map(|l| l.split_once("Collected :").map(|(_, n)| n.trim()))
-        .and_then(|n| n.parse().ok())
-}
-
 /// Which program a [`Decoder`] runs, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -644,15 +637,6 @@ struct Options {
     callgrind: bool,
     /// Fail unless airwaves meets the targets (see [`verdict`]).
     check: bool,
-}
-
-/// `$AIRWAVES_ANCHORS/bin/NAME` (default `../anchors/bin/NAME` beside the
-/// repository), if it exists.
-fn anchor_binary(name: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("AIRWAVES_ANCHORS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../anchors"));
-    Some(dir.join("bin").join(name)).filter(|p| p.is_file())
 }
 
 impl Options {

@@ -177,13 +177,6 @@ fn test_bands_and_table() {
 }
 
 #[test]
-fn test_callgrind_total() {
-    let err = "==1== Callgrind, a call-graph generating cache profiler\n==1== Events    : Ir\n==1== Collected : 123456789\n==1==\n==1== I   refs:      123,456,789\n";
-    assert_eq!(callgrind_total(err), Some(123_456_789));
-    assert_eq!(callgrind_total("nothing"), None);
-}
-
-#[test]
 fn test_options() {
     let args: Vec<String> = [
         "--seconds",

@@ -483,7 +483,7 @@ impl Demodulator {
         while e + 4 <= r {
             block[..n].copy_from_slice(raw);
             if let Ok(found) = code.decode(&mut block[..n], &order[..e]) {
-                if 2 * (found - e) + e + 2 <= r && type_ok(block[0] >> 3) {
+                if 2 * found.saturating_sub(e) + e + 2 <= r && type_ok(block[0] >> 3) {
                     return Some((found, true));
                 }
             }

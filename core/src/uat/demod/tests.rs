@@ -4,56 +4,14 @@ use super::*;
 use crate::C32;
 use crate::modes::modulate::Quantiser;
 use crate::rng::Rng;
+use crate::uat::SAMPLE_RATE;
 use crate::uat::modulate::{Burst, Modulator};
-use crate::uat::{DOWNLINK_SYNC, SAMPLE_RATE, UPLINK_SYNC};
-
-/// The bytes sent for `data` (18, 34 or 432 bytes): parity added, uplink
-/// interleaved.
-fn encode(data: &[u8], sent: &mut [u8; UPLINK_BYTES]) -> usize {
-    match data.len() {
-        BASIC_DATA | LONG_DATA => {
-            let (code, n) = if data.len() == BASIC_DATA {
-                (ReedSolomon::DOWNLINK_BASIC, BASIC_BYTES)
-            } else {
-                (ReedSolomon::DOWNLINK_LONG, LONG_BYTES)
-            };
-            sent[..data.len()].copy_from_slice(data);
-            code.encode(&mut sent[..n]).unwrap();
-            n
-        }
-        _ => {
-            for j in 0..UPLINK_BLOCKS {
-                let mut block = [0u8; UPLINK_BLOCK_BYTES];
-                block[..UPLINK_BLOCK_DATA]
-                    .copy_from_slice(&data[j * UPLINK_BLOCK_DATA..(j + 1) * UPLINK_BLOCK_DATA]);
-                ReedSolomon::UPLINK.encode(&mut block).unwrap();
-                for (i, b) in block.iter().enumerate() {
-                    sent[UPLINK_BLOCKS * i + j] = *b;
-                }
-            }
-            UPLINK_BYTES
-        }
-    }
-}
 
 /// Add the transmission of `data` as `burst` into `out`.
 fn transmit(data: &[u8], burst: &Burst, out: &mut [C32]) {
-    let mut sent = [0u8; UPLINK_BYTES];
-    let n = encode(data, &mut sent);
-    let sync = if data.len() == UPLINK_DATA {
-        UPLINK_SYNC
-    } else {
-        DOWNLINK_SYNC
-    };
-    let bit = |k: usize| {
-        if k < SYNC_BITS {
-            sync >> (SYNC_BITS - 1 - k) & 1 == 1
-        } else {
-            let k = k - SYNC_BITS;
-            sent[k / 8] >> (7 - k % 8) & 1 == 1
-        }
-    };
-    Modulator::new(SAMPLE_RATE).add(burst, SYNC_BITS + 8 * n, bit, out);
+    Modulator::new(SAMPLE_RATE)
+        .add_message(burst, data, out)
+        .unwrap();
 }
 
 /// Complex noise of `sigma` (full-scale units) per component, then cu8.

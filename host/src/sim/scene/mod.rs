@@ -600,7 +600,7 @@ impl Event {
 }
 
 /// Complex Gaussian with standard deviation `sigma` per component.
-fn complex_normal(rng: &mut Rng, sigma: f32) -> C32 {
+pub(crate) fn complex_normal(rng: &mut Rng, sigma: f32) -> C32 {
     let i = rng.normal() as f32;
     let q = rng.normal() as f32;
     C32::new(sigma * i, sigma * q)

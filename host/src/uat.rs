@@ -1,0 +1,176 @@
+//! UAT (978 MHz) on the host: a `cu8` stream through the core demodulator
+//! ([`airwaves_core::uat::demod`]) into dump978-fa's raw line format.
+//!
+//! # Raw lines
+//!
+//! One line per message, as dump978-fa writes them on TCP 30978 and
+//! skyaware978 and uat2esnt read them: `-` (downlink) or `+` (uplink),
+//! the data bytes in lower-case hex (18, 34 or 432 bytes, no parity),
+//! `;`, then `rs=N;` when Reed–Solomon corrected `N` bytes, `rssi=X;` the
+//! signal level in dBFS with one decimal, and `t=S.mmm;` the time in
+//! seconds (for a file: since its first sample).
+
+use airwaves_core::uat::demod::{DemodState, Demodulator, Link, Message};
+use std::fmt::Write as _;
+use std::io::{self, Read, Write};
+
+/// The sample rates the demodulator reads: two samples per bit,
+/// 2,083,333.3 Hz, which an RTL-SDR is asked for as 2,083,333 or
+/// 2,083,334.
+pub const RATES: [u32; 2] = [2_083_333, 2_083_334];
+
+/// What a decode run saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UatStats {
+    /// Samples read.
+    pub samples: u64,
+    /// Downlink messages.
+    pub downlink: u64,
+    /// Uplink messages.
+    pub uplink: u64,
+}
+
+/// Append `msg`'s raw line (with its newline) to `line`; `seconds` is its
+/// time.
+pub fn raw_line(msg: &Message, seconds: f64, line: &mut String) {
+    line.push(match msg.link {
+        Link::Downlink => '-',
+        Link::Uplink => '+',
+    });
+    for b in msg.bytes() {
+        let _ = write!(line, "{b:02x}");
+    }
+    line.push(';');
+    if msg.errors > 0 {
+        let _ = write!(line, "rs={};", msg.errors);
+    }
+    let _ = writeln!(line, "rssi={:.1};t={seconds:.3};", msg.rssi_dbfs);
+}
+
+/// Demodulate `input` (`cu8` at [`airwaves_core::uat::SAMPLE_RATE`]) to
+/// its end and write one raw line per message to `out`.
+///
+/// # Errors
+/// A failing read or write.
+pub fn decode_raw(input: &mut impl Read, out: &mut impl Write) -> io::Result<UatStats> {
+    let demod = Demodulator::new();
+    let mut st = Box::new(DemodState::<{ airwaves_core::uat::demod::UPLINK_STATE }>::new());
+    let mut buf = vec![0u8; 1 << 16];
+    let mut lines = RawLines {
+        out,
+        line: String::new(),
+        failed: None,
+    };
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        demod.process(&mut st, &buf[..n], |m| lines.emit(m));
+        if let Some(e) = lines.failed.take() {
+            return Err(e);
+        }
+    }
+    demod.finish(&mut st, |m| lines.emit(m));
+    if let Some(e) = lines.failed.take() {
+        return Err(e);
+    }
+    lines.out.flush()?;
+    Ok(UatStats {
+        samples: st.stats.samples,
+        downlink: st.stats.downlink,
+        uplink: st.stats.uplink,
+    })
+}
+
+/// Raw lines to a writer; the first write error is kept for the caller.
+struct RawLines<'a, W: Write> {
+    out: &'a mut W,
+    line: String,
+    failed: Option<io::Error>,
+}
+
+impl<W: Write> RawLines<'_, W> {
+    fn emit(&mut self, m: &Message) {
+        if self.failed.is_some() {
+            return;
+        }
+        self.line.clear();
+        raw_line(
+            m,
+            m.sample as f64 / airwaves_core::uat::SAMPLE_RATE,
+            &mut self.line,
+        );
+        if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.failed = Some(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use airwaves_core::C32;
+    use airwaves_core::modes::modulate::Quantiser;
+    use airwaves_core::uat::modulate::{Burst, Modulator};
+
+    #[test]
+    fn test_raw_lines_of_a_recording() {
+        let m = Modulator::new(airwaves_core::uat::SAMPLE_RATE);
+        let mut x = vec![C32::new(0.0, 0.0); 20_000];
+        let mut long = [0u8; 34];
+        long[0] = 1 << 3;
+        long[1..4].copy_from_slice(&[0xA1, 0xB2, 0xC3]);
+        m.add_message(&Burst::new(2083.0, 0.5), &long, &mut x)
+            .unwrap();
+        let up: Vec<u8> = (0..432).map(|i| (i * 7) as u8).collect();
+        m.add_message(&Burst::new(6000.0, 0.25), &up, &mut x)
+            .unwrap();
+        let mut cu8 = vec![0u8; 40_000];
+        Quantiser::RTL_SDR.block(&x, &mut cu8);
+        let mut out = Vec::new();
+        let st = decode_raw(&mut &cu8[..], &mut out).unwrap();
+        assert_eq!((st.samples, st.downlink, st.uplink), (20_000, 1, 1));
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "-08a1b2c3000000000000000000000000000000000000000000000000000000000000;rssi=-6.0;t=0.001;"
+        );
+        assert!(lines[1].starts_with("+00070e15"), "{}", lines[1]);
+        assert!(lines[1].ends_with(";rssi=-12.0;t=0.003;"), "{}", lines[1]);
+        assert_eq!(lines[1].find(';'), Some(1 + 864));
+    }
+
+    #[test]
+    fn test_raw_line_reports_corrections() {
+        let mut line = String::new();
+        let m = {
+            let mut st = DemodState::<2048>::new();
+            let mut x = vec![C32::new(0.0, 0.0); 1500];
+            let basic = [0u8; 18];
+            Modulator::new(airwaves_core::uat::SAMPLE_RATE)
+                .add_message(&Burst::new(100.0, 0.5), &basic, &mut x)
+                .unwrap();
+            let mut cu8 = vec![0u8; 3000];
+            Quantiser::RTL_SDR.block(&x, &mut cu8);
+            // Corrupt byte 5: conjugating its samples (Q mirrored about
+            // the zero level) turns every phase step, so every bit, over.
+            for k in (100 + 72 + 80)..(100 + 72 + 96) {
+                cu8[2 * k + 1] = 255 - cu8[2 * k + 1];
+            }
+            let mut got = None;
+            let d = Demodulator::new();
+            d.process(&mut st, &cu8, |m| got = Some(m.clone()));
+            d.finish(&mut st, |m| got = Some(m.clone()));
+            got.unwrap()
+        };
+        assert_eq!(m.bytes(), &[0u8; 18]);
+        assert!(m.errors > 0);
+        raw_line(&m, 1.5, &mut line);
+        assert!(line.starts_with(&format!("-{};rs={};rssi=", "00".repeat(18), m.errors)));
+        assert!(line.ends_with(";t=1.500;\n"));
+    }
+}

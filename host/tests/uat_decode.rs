@@ -1,0 +1,77 @@
+//! `airwaves uat` on the real binary: a generated 978 MHz scene
+//! (`airwaves scene --uat`) in, dump978-fa's raw lines out, every line a
+//! message of the truth list, from a file and from stdin alike.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use support::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_airwaves");
+
+#[test]
+fn test_uat_scene_to_raw_lines() {
+    let dir = TempDir::new("uat");
+    let cu8 = dir.0.join("uat.cu8");
+    let truth = dir.0.join("uat.txt");
+    let out = Command::new(BIN)
+        .args(["scene", "--uat", "--seconds", "3", "--aircraft", "15"])
+        .args(["--uplinks", "2", "--snr-min", "15", "--snr-max", "25"])
+        .arg(&cu8)
+        .arg(&truth)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let truth = std::fs::read_to_string(&truth).unwrap();
+    let sent: Vec<String> = truth
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            format!("{}{}", f[1], f[2])
+        })
+        .collect();
+    assert_eq!(sent.iter().filter(|s| s.starts_with('+')).count(), 6);
+
+    let out = Command::new(BIN)
+        .arg("uat")
+        .arg("--ifile")
+        .arg(&cu8)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let lines = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("6 uplink"), "{stderr}");
+    let mut n = 0;
+    for line in lines.lines() {
+        let fields: Vec<&str> = line.split(';').collect();
+        assert!(sent.contains(&fields[0].to_string()), "not sent: {line}");
+        assert!(fields.iter().any(|f| f.starts_with("rssi=")), "{line}");
+        assert!(fields.iter().any(|f| f.starts_with("t=")), "{line}");
+        n += 1;
+    }
+    // All but overlapped messages (a few) are found at 15–25 dB.
+    let clean = truth.lines().filter(|l| l.ends_with(" -")).count();
+    assert!(n >= clean, "{n} lines, {clean} clean messages");
+
+    // The same from stdin.
+    let mut child = Command::new(BIN)
+        .args(["uat", "--ifile", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(&cu8).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+    let piped = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(String::from_utf8(piped.stdout).unwrap(), lines);
+}
