@@ -189,11 +189,14 @@ impl RangeOutline {
     }
 
     /// The farthest point of each sector over the 24 h up to `now_ms`.
+    /// The hour after `now_ms`'s counts too: points stamped by a clock
+    /// that has since stepped back (NTP correcting a Pi's), or by an
+    /// accelerated demo run before a restart, are not dropped for that.
     fn farthest(&self, now_ms: u64) -> [Point; SECTORS] {
         let now_hour = now_ms / HOUR_MS;
         let mut out = [EMPTY; SECTORS];
         for h in self.hours.iter() {
-            if h.hour > now_hour || now_hour - h.hour >= HOURS as u64 {
+            if h.hour > now_hour + 1 || now_hour.saturating_sub(h.hour) >= HOURS as u64 {
                 continue;
             }
             for (o, p) in out.iter_mut().zip(&h.points) {
@@ -419,6 +422,10 @@ mod test {
         o.add(3, at(300.0, 30.0), None, T0 + 24 * HOUR_MS);
         assert_eq!(o.sectors(T0 + 24 * HOUR_MS), 2);
         assert_eq!(o.sectors(T0 + 30 * HOUR_MS), 1);
+        // A point of the next hour is shown (the clock stepped back, or a
+        // demo ran ahead of it before a restart); one later than that not.
+        assert_eq!(o.sectors(T0 + 23 * HOUR_MS + 59 * 60_000), 2);
+        assert_eq!(o.sectors(T0 + 22 * HOUR_MS), 1);
     }
 
     #[test]
