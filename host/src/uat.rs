@@ -19,6 +19,11 @@ use std::io::{self, Read, Write};
 /// 2,083,334.
 pub const RATES: [u32; 2] = [2_083_333, 2_083_334];
 
+/// Samples of history the host's demodulator keeps (128 KiB): twice the
+/// least that uplink needs ([`airwaves_core::uat::demod::UPLINK_STATE`]),
+/// so that it moves its history down a third as often.
+pub const HISTORY: usize = 32_768;
+
 /// What a decode run saw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UatStats {
@@ -28,6 +33,10 @@ pub struct UatStats {
     pub downlink: u64,
     /// Uplink messages.
     pub uplink: u64,
+    /// Sync words examined.
+    pub candidates: u64,
+    /// Of them, searched by the coherent trellis.
+    pub searched: u64,
 }
 
 /// Append `msg`'s raw line (with its newline) to `line`; `seconds` is its
@@ -54,7 +63,7 @@ pub fn raw_line(msg: &Message, seconds: f64, line: &mut String) {
 /// A failing read or write.
 pub fn decode_raw(input: &mut impl Read, out: &mut impl Write) -> io::Result<UatStats> {
     let demod = Demodulator::new();
-    let mut st = Box::new(DemodState::<{ airwaves_core::uat::demod::UPLINK_STATE }>::new());
+    let mut st = Box::new(DemodState::<HISTORY>::new());
     let mut buf = vec![0u8; 1 << 16];
     let mut lines = RawLines {
         out,
@@ -82,6 +91,8 @@ pub fn decode_raw(input: &mut impl Read, out: &mut impl Write) -> io::Result<Uat
         samples: st.stats.samples,
         downlink: st.stats.downlink,
         uplink: st.stats.uplink,
+        candidates: st.stats.candidates,
+        searched: st.stats.searched,
     })
 }
 

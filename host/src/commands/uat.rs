@@ -36,8 +36,8 @@ pub fn run(args: &UatArgs) -> Result<(), CommandError> {
     match decode_raw(&mut source, &mut out) {
         Ok(st) => {
             eprintln!(
-                "airwaves uat: {} samples, {} downlink, {} uplink messages",
-                st.samples, st.downlink, st.uplink
+                "airwaves uat: {} samples, {} downlink, {} uplink messages ({} sync candidates, {} searched)",
+                st.samples, st.downlink, st.uplink, st.candidates, st.searched
             );
             Ok(())
         }
