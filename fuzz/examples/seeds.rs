@@ -878,6 +878,67 @@ fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
     for (name, b) in fm_chain_seeds() {
         add("fm_chain", &name, b);
     }
+    for (name, b) in uat_demod_seeds() {
+        add("uat_demod", &name, b);
+    }
+    // RS(4, 2) with one error; RS(7, 1) with two errors and two erasures.
+    add(
+        "uat_rs",
+        "rs4-2-one-error",
+        vec![1, 0x12, 0x34, 0, 0x55, 0, 0, 0],
+    );
+    add(
+        "uat_rs",
+        "rs7-1-errors-erasures",
+        vec![8, 0xA5, 1, 0, 2, 0, 0, 3, 0, 0b0100_0100],
+    );
+    v
+}
+
+/// UAT messages rendered by the core modulator (a long and a basic
+/// downlink message and an uplink frame, one strong, one weak), after the
+/// 2-byte cut point; each decodes to the message it was made from.
+fn uat_demod_seeds() -> Vec<(String, Vec<u8>)> {
+    use airwaves_core::uat::demod::{DemodState, Demodulator};
+    use airwaves_core::uat::modulate as uat;
+    let m = uat::Modulator::new(airwaves_core::uat::SAMPLE_RATE);
+    let long: Vec<u8> = (0..34u8)
+        .map(|i| if i == 0 { 0x08 } else { i * 7 })
+        .collect();
+    let basic: Vec<u8> = (0..18u8)
+        .map(|i| if i == 0 { 0x02 } else { 255 - i })
+        .collect();
+    let up: Vec<u8> = (0..432u32).map(|i| (i * 13 % 251) as u8).collect();
+    let cases: [(&str, Vec<(&[u8], f64, f32)>, usize); 2] = [
+        (
+            "downlink-long-basic",
+            vec![(&long, 20.5, 0.3), (&basic, 1000.0, 0.05)],
+            1700,
+        ),
+        ("uplink", vec![(&up, 30.0, 0.2)], 9100),
+    ];
+    let mut v = Vec::new();
+    for (name, msgs, len) in cases {
+        let mut iq = vec![C32::new(0.0, 0.0); len];
+        for (data, start, amplitude) in &msgs {
+            let burst = uat::Burst {
+                offset_hz: 20e3,
+                ..uat::Burst::new(*start, *amplitude)
+            };
+            m.add_message(&burst, data, &mut iq).expect("a UAT length");
+        }
+        let mut out = vec![0x40, 0x02];
+        out.resize(2 + 2 * len, 0);
+        Quantiser::RTL_SDR.block(&iq, &mut out[2..]);
+        let d = Demodulator::new();
+        let mut st = Box::new(DemodState::<16_384>::new());
+        let mut got = Vec::new();
+        d.process(&mut st, &out[2..], |msg| got.push(msg.bytes().to_vec()));
+        d.finish(&mut st, |msg| got.push(msg.bytes().to_vec()));
+        let want: Vec<Vec<u8>> = msgs.iter().map(|(data, _, _)| data.to_vec()).collect();
+        assert_eq!(got, want, "seed {name} decodes to its messages");
+        v.push((name.to_string(), out));
+    }
     v
 }
 

@@ -482,10 +482,14 @@ impl Demodulator {
             let Some(link) = hit else { break };
             // `m − 1` is the start of the sync word's last bit.
             let last = m - 1;
+            // (A register not yet refilled after the stream's start can
+            // match before a whole sync word lies behind it.)
+            let Some(m0) = (last + 2).checked_sub(2 * SYNC_BITS) else {
+                continue;
+            };
             if last < st.skip_until {
                 continue;
             }
-            let m0 = last + 2 - 2 * SYNC_BITS;
             st.stats.candidates += 1;
             if let Some(end) = self.candidate(st, m0, link, sink) {
                 st.scan = end;

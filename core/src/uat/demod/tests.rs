@@ -211,3 +211,20 @@ fn snr_curve() {
         );
     }
 }
+
+/// A stream that starts inside a sync word: the register matches before
+/// a whole sync word lies behind it (fuzzing found the underflow), and
+/// the message after it is still found.
+#[test]
+fn test_stream_starting_inside_a_sync_word() {
+    let mut rng = Rng::new(9);
+    let long = data(&mut rng, LONG_DATA, 1);
+    let mut x = std::vec![C32::new(0.0, 0.0); 2000];
+    transmit(&long, &Burst::new(-2.0, 0.3), &mut x);
+    transmit(&long, &Burst::new(1000.0, 0.3), &mut x);
+    let mut bytes = std::vec![0u8; 4000];
+    to_cu8(&mut rng, &mut x, 0.005, &mut bytes);
+    let got = run::<DOWNLINK_STATE>(&Demodulator::new(), &bytes, 4000);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].sample, 1000);
+}

@@ -289,7 +289,9 @@ impl ReedSolomon {
             lambda = t;
         }
         let deg = (0..=r).rev().find(|&i| lambda[i] != 0).unwrap_or(0);
-        if deg == 0 || deg != l || deg > r {
+        // Beyond the code's radius (2·errors + erasures ≤ R) the locator
+        // may still have roots, but they name the wrong bytes.
+        if deg == 0 || deg != l || 2 * (l - rho) + rho > r {
             return Err(RsError::Uncorrectable);
         }
 

@@ -192,3 +192,22 @@ fn test_bad_arguments() {
     assert_eq!(code.decode(&mut block, &[30]), Err(RsError::BadErasures));
     assert_eq!(code.decode(&mut block, &[0; 13]), Err(RsError::BadErasures));
 }
+
+/// RS(3, 1) with one erasure has one parity byte to spare: it fills the
+/// erasure and cannot also correct an error (fuzzing found it once did,
+/// to a codeword two bytes away).
+#[test]
+fn test_no_correction_beyond_the_radius() {
+    let code = ReedSolomon::new(2);
+    let mut sent = [0x0A, 0, 0];
+    code.encode(&mut sent).unwrap();
+    let mut got = [sent[0] ^ 0xE6, sent[1] ^ 0xA5, sent[2] ^ 0x30];
+    let before = got;
+    assert_eq!(code.decode(&mut got, &[1]), Err(RsError::Uncorrectable));
+    assert_eq!(got, before);
+    // One erasure alone is filled.
+    let mut one = sent;
+    one[1] ^= 0x77;
+    assert_eq!(code.decode(&mut one, &[1]), Ok(1));
+    assert_eq!(one, sent);
+}
