@@ -50,8 +50,8 @@ fuzz_target!(|data: &[u8]| {
     let mut nearest = Vec::new();
     let mut word = [0u8; 7];
     for v in 0..1usize << (8 * k) {
-        for j in 0..k {
-            word[j] = (v >> (8 * (k - 1 - j))) as u8;
+        for (j, w) in word[..k].iter_mut().enumerate() {
+            *w = (v >> (8 * (k - 1 - j))) as u8;
         }
         code.encode(&mut word[..n]).unwrap();
         let dist = distance(&word[..n], &got[..n], &erased);

@@ -38,6 +38,7 @@ pub extern "C" fn _start() -> ! {
     modeac();
     level();
     rds();
+    uat();
     fm();
     am();
     rng();
@@ -758,6 +759,56 @@ impl embedded_io::Write for Sink {
     fn flush(&mut self) -> Result<(), Self::Error> {
         Ok(())
     }
+}
+
+fn uat() {
+    use airwaves_core::uat::{adsb, demod, modulate, rs};
+    let code = rs::ReedSolomon::new(bb(12));
+    let mut block = bb([0u8; 30]);
+    keep((
+        code.encode(&mut block),
+        code.is_codeword(&block),
+        code.roots(),
+    ));
+    keep(code.decode(&mut block, &bb([1u8, 2])));
+    let d = demod::Demodulator::new()
+        .with_erasures(bb(true))
+        .with_coherent(bb(true))
+        .with_uplink(bb(false))
+        .with_max_sync_errors(bb(6));
+    let mut st = demod::DemodState::<{ demod::DOWNLINK_STATE }>::new();
+    let bytes = bb([127u8; 512]);
+    let mut sink = |m: &demod::Message| {
+        let view = adsb::Downlink::new_unchecked(m.bytes());
+        keep((m.link, m.sample, m.errors, m.rssi_dbfs, view.check_len()));
+        if let Ok(r) = adsb::DownlinkRepr::parse(&view) {
+            let mut out = [0u8; 34];
+            r.emit(&mut adsb::Downlink::new_unchecked(&mut out[..]));
+            keep((
+                out,
+                r.buffer_len(),
+                r.state.and_then(|s| s.speed_and_track()),
+            ));
+            if let Some(ms) = r.status {
+                let mut text = [0u8; 8];
+                keep((
+                    ms.text(&mut text).len(),
+                    ms.squawk(),
+                    ms.category_code(),
+                    ms.ident(),
+                ));
+            }
+        }
+    };
+    d.process(&mut st, &bytes, &mut sink);
+    d.finish(&mut st, &mut sink);
+    keep(st.stats);
+    let mut sent = [0u8; airwaves_core::uat::UPLINK_BYTES];
+    keep(modulate::transmission(&bb([0u8; 18]), &mut sent));
+    let m = modulate::Modulator::new(bb(airwaves_core::uat::SAMPLE_RATE));
+    let mut iq = [C32::new(0.0, 0.0); 64];
+    keep(m.add_message(&modulate::Burst::new(bb(0.0), 0.5), &bb([0u8; 18]), &mut iq));
+    keep((iq, m.samples_for(bb(10))));
 }
 
 fn rng() {
