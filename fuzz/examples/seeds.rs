@@ -909,7 +909,9 @@ fn uat_demod_seeds() -> Vec<(String, Vec<u8>)> {
         .map(|i| if i == 0 { 0x02 } else { 255 - i })
         .collect();
     let up: Vec<u8> = (0..432u32).map(|i| (i * 13 % 251) as u8).collect();
-    let cases: [(&str, Vec<(&[u8], f64, f32)>, usize); 2] = [
+    // (name, messages as (data, start sample, amplitude), samples)
+    type Case<'a> = (&'a str, Vec<(&'a [u8], f64, f32)>, usize);
+    let cases: [Case; 2] = [
         (
             "downlink-long-basic",
             vec![(&long, 20.5, 0.3), (&basic, 1000.0, 0.05)],
