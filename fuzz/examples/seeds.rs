@@ -881,6 +881,7 @@ fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
     for (name, b) in uat_demod_seeds() {
         add("uat_demod", &name, b);
     }
+    add("uat_uplink", "fisb-text", uat_uplink_seed());
     // RS(4, 2) with one error; RS(7, 1) with two errors and two erasures.
     add(
         "uat_rs",
@@ -893,6 +894,43 @@ fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
         vec![8, 0xA5, 1, 0, 2, 0, 0, 3, 0, 0b0100_0100],
     );
     v
+}
+
+/// An uplink message: header (station 39.5° N 104.9° W, slot 17,
+/// application data valid), one FIS-B APDU (product 413, 17:53, DLAC
+/// "METAR KDEN"), one type-14 frame, the end.
+fn uat_uplink_seed() -> Vec<u8> {
+    let mut b = vec![0u8; 432];
+    let head: u64 = (1_840_833 << 41)
+        | (11_888_522 << 17)
+        | (1 << 16)
+        | (1 << 15)
+        | (1 << 13)
+        | (17 << 8)
+        | (9 << 4);
+    b[..8].copy_from_slice(&head.to_be_bytes());
+    // "METAR KDEN" in DLAC: 13 5 20 1 18 32 11 4 5 14, packed 6 bits each.
+    let codes = [13u8, 5, 20, 1, 18, 32, 11, 4, 5, 14];
+    let mut bits = 0u128;
+    for c in codes {
+        bits = (bits << 6) | u128::from(c);
+    }
+    let text = (bits << (128 - 60)).to_be_bytes();
+    let mut apdu = vec![
+        (413u16 >> 6) as u8,
+        ((413u16 & 0x3F) << 2) as u8,
+        17 << 2 | (53 >> 4),
+        (53 & 0x0F) << 4,
+    ];
+    apdu.extend_from_slice(&text[..8]);
+    b[8] = (apdu.len() >> 1) as u8;
+    b[9] = ((apdu.len() & 1) << 7) as u8;
+    b[10..10 + apdu.len()].copy_from_slice(&apdu);
+    let at = 10 + apdu.len();
+    b[at] = 1;
+    b[at + 1] = (1 << 7) | 14;
+    b[at + 2..at + 5].copy_from_slice(&[0xAA, 0xBB, 0xCC]);
+    b
 }
 
 /// UAT messages rendered by the core modulator (a long and a basic

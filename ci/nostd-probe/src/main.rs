@@ -762,7 +762,7 @@ impl embedded_io::Write for Sink {
 }
 
 fn uat() {
-    use airwaves_core::uat::{adsb, demod, modulate, rs};
+    use airwaves_core::uat::{adsb, demod, modulate, rs, uplink};
     let code = rs::ReedSolomon::new(bb(12));
     let mut block = bb([0u8; 30]);
     keep((
@@ -809,6 +809,26 @@ fn uat() {
     let mut iq = [C32::new(0.0, 0.0); 64];
     keep(m.add_message(&modulate::Burst::new(bb(0.0), 0.5), &bb([0u8; 18]), &mut iq));
     keep((iq, m.samples_for(bb(10))));
+    let up = bb([0u8; 432]);
+    let u = uplink::Uplink::new(&up[..]);
+    keep((
+        u.position(),
+        u.position_valid(),
+        u.utc_coupled(),
+        u.slot_id(),
+        u.tisb_site_id(),
+    ));
+    for f in u.info_frames() {
+        if let Ok(a) = uplink::Apdu::parse(f.data) {
+            let mut text = [0u8; 64];
+            keep((
+                a.product_id,
+                a.time,
+                a.flags,
+                uplink::dlac::decode(a.payload, &mut text),
+            ));
+        }
+    }
 }
 
 fn rng() {

@@ -1,6 +1,8 @@
 //! UAT (Universal Access Transceiver, 978 MHz, RTCA DO-282B): the
-//! Reed–Solomon codes, the demodulator, the downlink (ADS-B) messages and
-//! a modulator for tests.
+//! Reed–Solomon codes ([`rs`]), the demodulator ([`demod`]), the downlink
+//! (ADS-B) messages ([`adsb`]), the uplink messages with their FIS-B
+//! information frames and DLAC text ([`uplink`]), and a modulator for
+//! tests ([`modulate`]).
 //!
 //! # The link
 //!
@@ -24,6 +26,7 @@ pub mod adsb;
 pub mod demod;
 pub mod modulate;
 pub mod rs;
+pub mod uplink;
 
 /// Bit rate, bits per second (`3.125 MHz / 3`).
 pub const BIT_RATE: f64 = 3_125_000.0 / 3.0;
