@@ -57,19 +57,14 @@ pub fn raw_line(msg: &Message, seconds: f64, line: &mut String) {
 }
 
 /// Demodulate `input` (`cu8` at [`airwaves_core::uat::SAMPLE_RATE`]) to
-/// its end and write one raw line per message to `out`.
+/// its end and write one raw line per message to `out`, times in seconds
+/// from the first sample.
 ///
 /// # Errors
 /// A failing read or write.
 pub fn decode_raw(input: &mut impl Read, out: &mut impl Write) -> io::Result<UatStats> {
-    let demod = Demodulator::new();
-    let mut st = Box::new(DemodState::<HISTORY>::new());
+    let mut lines = RawLines::new(out, None);
     let mut buf = vec![0u8; 1 << 16];
-    let mut lines = RawLines {
-        out,
-        line: String::new(),
-        failed: None,
-    };
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
@@ -77,46 +72,90 @@ pub fn decode_raw(input: &mut impl Read, out: &mut impl Write) -> io::Result<Uat
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        demod.process(&mut st, &buf[..n], |m| lines.emit(m));
-        if let Some(e) = lines.failed.take() {
-            return Err(e);
-        }
+        lines.feed(&buf[..n])?;
     }
-    demod.finish(&mut st, |m| lines.emit(m));
-    if let Some(e) = lines.failed.take() {
-        return Err(e);
-    }
-    lines.out.flush()?;
-    Ok(UatStats {
-        samples: st.stats.samples,
-        downlink: st.stats.downlink,
-        uplink: st.stats.uplink,
-        candidates: st.stats.candidates,
-        searched: st.stats.searched,
-    })
+    lines.finish()
+}
+
+/// The UAT demodulator writing raw lines to `out`.
+pub struct RawLines<'a, W: Write> {
+    demod: Demodulator,
+    st: Box<DemodState<HISTORY>>,
+    writer: LineWriter<'a, W>,
 }
 
 /// Raw lines to a writer; the first write error is kept for the caller.
-struct RawLines<'a, W: Write> {
+struct LineWriter<'a, W: Write> {
     out: &'a mut W,
     line: String,
+    /// Seconds of the first sample (`None`: 0, a recording).
+    t0: Option<f64>,
     failed: Option<io::Error>,
 }
 
-impl<W: Write> RawLines<'_, W> {
+impl<W: Write> LineWriter<'_, W> {
+    /// Write `m`'s raw line unless a write has failed already.
     fn emit(&mut self, m: &Message) {
         if self.failed.is_some() {
             return;
         }
         self.line.clear();
-        raw_line(
-            m,
-            m.sample as f64 / airwaves_core::uat::SAMPLE_RATE,
-            &mut self.line,
-        );
+        let t = self.t0.unwrap_or(0.0) + m.sample as f64 / airwaves_core::uat::SAMPLE_RATE;
+        raw_line(m, t, &mut self.line);
         if let Err(e) = self.out.write_all(self.line.as_bytes()) {
             self.failed = Some(e);
         }
+    }
+
+    fn check(&mut self) -> io::Result<()> {
+        self.failed.take().map_or(Ok(()), Err)
+    }
+}
+
+impl<'a, W: Write> RawLines<'a, W> {
+    /// Raw lines to `out`; a line's time is `t0` plus its sample's time
+    /// (`t0` the Unix time the stream began, for a live source; `None`
+    /// for a recording, whose times start at 0).
+    pub fn new(out: &'a mut W, t0: Option<f64>) -> Self {
+        Self {
+            demod: Demodulator::new(),
+            st: Box::new(DemodState::new()),
+            writer: LineWriter {
+                out,
+                line: String::new(),
+                t0,
+                failed: None,
+            },
+        }
+    }
+
+    /// Feed the next `cu8` bytes.
+    ///
+    /// # Errors
+    /// The first failed write.
+    pub fn feed(&mut self, bytes: &[u8]) -> io::Result<()> {
+        let w = &mut self.writer;
+        self.demod.process(&mut self.st, bytes, |m| w.emit(m));
+        w.check()
+    }
+
+    /// End of stream: decode what is left, flush; what was decoded.
+    ///
+    /// # Errors
+    /// The first failed write.
+    pub fn finish(mut self) -> io::Result<UatStats> {
+        let w = &mut self.writer;
+        self.demod.finish(&mut self.st, |m| w.emit(m));
+        w.check()?;
+        w.out.flush()?;
+        let s = self.st.stats;
+        Ok(UatStats {
+            samples: s.samples,
+            downlink: s.downlink,
+            uplink: s.uplink,
+            candidates: s.candidates,
+            searched: s.searched,
+        })
     }
 }
 

@@ -75,3 +75,71 @@ fn test_uat_scene_to_raw_lines() {
     writer.join().unwrap().unwrap();
     assert_eq!(String::from_utf8(piped.stdout).unwrap(), lines);
 }
+
+/// A live source (the dongle emulator playing a scene at its real rate)
+/// to a raw-line client on `--raw-port`, as piaware or readsb connect to
+/// dump978-fa's 30978: every line is a message that was sent, its time
+/// the time of day; the run ends at the recording's end (the emulator's
+/// "unplugged", reported after the summary) and the client sees the
+/// connection close.
+#[test]
+fn test_uat_raw_port_from_the_emulator() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let dir = TempDir::new("uat-port");
+    let cu8 = dir.0.join("uat.cu8");
+    let truth = dir.0.join("uat.txt");
+    let out = Command::new(BIN)
+        .args(["scene", "--uat", "--seconds", "3", "--aircraft", "20"])
+        .args(["--uplinks", "2", "--snr-min", "15", "--snr-max", "25"])
+        .arg(&cu8)
+        .arg(&truth)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let truth = std::fs::read_to_string(&truth).unwrap();
+    let port = support::free_port();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["uat", "--quiet", "--raw-port", &port.to_string()])
+        .arg("--fake-device")
+        .arg(format!("r820t,file={}", cu8.display()));
+    let mut peer = support::Peer::spawn(cmd);
+    let client = support::connect(port, Duration::from_secs(10));
+    client
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut lines = Vec::new();
+    for line in BufReader::new(client).lines() {
+        match line {
+            Ok(l) => lines.push(l),
+            Err(e) => panic!("read: {e}; {}", peer.log()),
+        }
+    }
+    assert!(peer.wait_exit(Duration::from_secs(20)), "{}", peer.log());
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let clean = truth.lines().filter(|l| l.ends_with(" -")).count();
+    assert!(
+        lines.len() * 2 >= clean,
+        "{} lines of {clean}: {}",
+        lines.len(),
+        peer.log()
+    );
+    for l in &lines {
+        let fields: Vec<&str> = l.split(';').collect();
+        let (link, hex) = fields[0].split_at(1);
+        assert!(truth.contains(&format!(" {link} {hex} ")), "not sent: {l}");
+        let t: f64 = fields
+            .iter()
+            .find_map(|f| f.strip_prefix("t="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((now - t).abs() < 120.0, "time of day: {l}");
+    }
+    let log = peer.log();
+    assert!(log.contains("uplink messages"), "{log}");
+    assert!(log.lines().last().unwrap().contains("gone"), "{log}");
+}
