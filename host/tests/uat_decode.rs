@@ -98,12 +98,20 @@ fn test_uat_raw_port_from_the_emulator() {
         .unwrap();
     assert!(out.status.success());
     let truth = std::fs::read_to_string(&truth).unwrap();
-    let port = support::free_port();
+    let (port, json_port) = (support::free_port(), support::free_port());
     let mut cmd = Command::new(BIN);
     cmd.args(["uat", "--quiet", "--raw-port", &port.to_string()])
+        .args(["--json-port", &json_port.to_string()])
         .arg("--fake-device")
         .arg(format!("r820t,file={}", cu8.display()));
     let mut peer = support::Peer::spawn(cmd);
+    let json_client = support::connect(json_port, Duration::from_secs(10));
+    let json_reader = std::thread::spawn(move || {
+        BufReader::new(json_client)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<String>>()
+    });
     let client = support::connect(port, Duration::from_secs(10));
     client
         .set_read_timeout(Some(Duration::from_secs(20)))
@@ -138,6 +146,27 @@ fn test_uat_raw_port_from_the_emulator() {
             .parse()
             .unwrap();
         assert!((now - t).abs() < 120.0, "time of day: {l}");
+    }
+    // dump978-fa's JSON for the downlink messages: addresses sent, a
+    // position and the metadata on each.
+    let json = json_reader.join().unwrap();
+    let downlink = lines.iter().filter(|l| l.starts_with('-')).count();
+    assert!(
+        json.len() + 2 >= downlink && !json.is_empty(),
+        "{} JSON, {downlink} raw",
+        json.len()
+    );
+    for j in &json {
+        let v: serde_json::Value = serde_json::from_str(j).unwrap();
+        let address = v["address"].as_str().unwrap();
+        let sent = truth.lines().any(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            f.len() > 2 && f[1] == "-" && f[2].get(2..8) == Some(address)
+        });
+        assert!(sent, "{j}");
+        assert_eq!(v["address_qualifier"], "adsb_icao", "{j}");
+        assert!(v["position"]["lat"].as_f64().is_some(), "{j}");
+        assert!(v["metadata"]["rssi"].as_f64().is_some(), "{j}");
     }
     let log = peer.log();
     assert!(log.contains("uplink messages"), "{log}");

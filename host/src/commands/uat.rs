@@ -34,7 +34,11 @@ pub struct UatArgs {
     /// 0: off).
     #[arg(long, default_value_t = 0)]
     pub raw_port: u16,
-    /// Listen on this address (with --raw-port).
+    /// Serve every downlink message as dump978-fa's JSON on this TCP port
+    /// (dump978-fa's is 30979; 0: off).
+    #[arg(long, default_value_t = 0)]
+    pub json_port: u16,
+    /// Listen on this address (with --raw-port, --json-port).
     #[arg(long, default_value_t = Ipv4Addr::LOCALHOST.into(), value_name = "IP")]
     pub bind: std::net::IpAddr,
     /// Do not print the raw lines on stdout.
@@ -60,14 +64,19 @@ pub fn run(args: &UatArgs) -> Result<(), CommandError> {
         ));
     }
     let hub = Hub::new("uat-raw-out", CLIENT_BUFFER);
-    let listener = if args.raw_port != 0 {
-        let addr = SocketAddr::new(args.bind, args.raw_port);
-        let l = listen(addr, hub.clone()).map_err(CommandError::Io)?;
-        eprintln!("airwaves uat: raw lines on {}", l.local_addr());
-        Some(l)
-    } else {
-        None
-    };
+    let json_hub = Hub::new("uat-json-out", CLIENT_BUFFER);
+    let mut listeners = Vec::new();
+    for (port, h, what) in [
+        (args.raw_port, &hub, "raw lines"),
+        (args.json_port, &json_hub, "JSON"),
+    ] {
+        if port != 0 {
+            let l =
+                listen(SocketAddr::new(args.bind, port), h.clone()).map_err(CommandError::Io)?;
+            eprintln!("airwaves uat: {what} on {}", l.local_addr());
+            listeners.push(l);
+        }
+    }
     let tuning = Tuning::new(&args.tuning, Some(args.freq), args.rate);
     let mut source = Source::open(&args.source, &tuning)?;
     eprintln!("airwaves uat: {}", source.description());
@@ -83,13 +92,22 @@ pub fn run(args: &UatArgs) -> Result<(), CommandError> {
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
+    let mut json_sink = Sink::<std::io::Sink> {
+        out: None,
+        hub: &json_hub,
+    };
     let mut lines = RawLines::new(&mut sink, if live { Some(started) } else { None });
+    if args.json_port != 0 {
+        lines = lines.with_json(&mut json_sink);
+    }
     let result = stream(&mut source, &mut lines);
     let stats = lines.finish();
-    if let Some(l) = listener {
-        hub.flush(std::time::Duration::from_secs(1));
+    for l in listeners {
         l.shutdown();
-        hub.disconnect_all();
+    }
+    for h in [&hub, &json_hub] {
+        h.flush(std::time::Duration::from_secs(1));
+        h.disconnect_all();
     }
     let _ = out.flush();
     // What was decoded is reported whatever ended the stream (a file's

@@ -185,6 +185,7 @@ impl Aircraft {
                     vertical_fpm: Some((self.vertical_fpm, true)),
                 },
                 utc_coupled: true,
+                uplink_feedback: Some(0),
                 tisb_site_id: None,
             }),
             status: Some(ModeStatus {

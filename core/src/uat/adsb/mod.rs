@@ -73,6 +73,7 @@ mod field {
     pub const TRACK: (usize, usize) = (112, 9);
     pub const SIZE: (usize, usize) = (121, 4);
     pub const UTC: usize = 132;
+    pub const FEEDBACK: (usize, usize) = (133, 3);
     pub const SITE: (usize, usize) = (132, 4);
     pub const CALL: [usize; 3] = [136, 152, 168];
     pub const EMERGENCY: (usize, usize) = (184, 3);
@@ -376,9 +377,33 @@ pub struct StateVector {
     pub motion: Motion,
     /// UTC coupled (ADS-B targets) — for TIS-B/ADS-R it is `false`.
     pub utc_coupled: bool,
+    /// Uplink feedback (ADS-B targets: how many ground uplinks it
+    /// receives, a 3-bit code) — for TIS-B/ADS-R `None`.
+    pub uplink_feedback: Option<u8>,
     /// TIS-B site ID (TIS-B and ADS-R targets).
     pub tisb_site_id: Option<u8>,
 }
+
+/// Length and width of each vehicle size code (DO-282B Table 2-35), m;
+/// code 0 is "no data".
+pub const VEHICLE_SIZES_M: [(f32, f32); 16] = [
+    (0.0, 0.0),
+    (15.0, 23.0),
+    (25.0, 28.5),
+    (25.0, 34.0),
+    (35.0, 33.0),
+    (35.0, 38.0),
+    (45.0, 39.5),
+    (45.0, 45.0),
+    (55.0, 45.0),
+    (55.0, 52.0),
+    (65.0, 59.5),
+    (65.0, 67.0),
+    (75.0, 72.5),
+    (75.0, 80.0),
+    (85.0, 80.0),
+    (85.0, 90.0),
+];
 
 impl StateVector {
     /// Ground speed (kt) and true track (degrees) from the velocities.
@@ -711,6 +736,7 @@ fn parse_state(b: &[u8], q: AddressQualifier) -> StateVector {
         air_ground,
         motion,
         utc_coupled: !rebroadcast && flag(b, field::UTC),
+        uplink_feedback: (!rebroadcast).then(|| get(b, field::FEEDBACK) as u8),
         tisb_site_id: rebroadcast.then(|| get(b, field::SITE) as u8),
     }
 }
@@ -776,6 +802,11 @@ fn emit_state(b: &mut [u8], s: &StateVector, q: AddressQualifier) {
         put(b, field::SITE, u32::from(s.tisb_site_id.unwrap_or(0) & 15));
     } else {
         set_flag(b, field::UTC, s.utc_coupled);
+        put(
+            b,
+            field::FEEDBACK,
+            u32::from(s.uplink_feedback.unwrap_or(0) & 7),
+        );
     }
 }
 

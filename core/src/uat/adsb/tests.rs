@@ -89,6 +89,7 @@ fn test_basic_ground_and_tisb() {
                 size: 5,
             },
             utc_coupled: false,
+            uplink_feedback: None,
             tisb_site_id: Some(9),
         }),
         status: None,

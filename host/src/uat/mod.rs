@@ -10,6 +10,9 @@
 //! signal level in dBFS with one decimal, and `t=S.mmm;` the time in
 //! seconds (for a file: since its first sample).
 
+pub mod json;
+
+use airwaves_core::uat::adsb::{Downlink, DownlinkRepr};
 use airwaves_core::uat::demod::{DemodState, Demodulator, Link, Message};
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
@@ -77,16 +80,19 @@ pub fn decode_raw(input: &mut impl Read, out: &mut impl Write) -> io::Result<Uat
     lines.finish()
 }
 
-/// The UAT demodulator writing raw lines to `out`.
+/// The UAT demodulator writing raw lines to `out` and, if asked, every
+/// downlink message's JSON ([`json`]) to a second writer.
 pub struct RawLines<'a, W: Write> {
     demod: Demodulator,
     st: Box<DemodState<HISTORY>>,
     writer: LineWriter<'a, W>,
 }
 
-/// Raw lines to a writer; the first write error is kept for the caller.
+/// The lines to their writers; the first write error is kept for the
+/// caller.
 struct LineWriter<'a, W: Write> {
     out: &'a mut W,
+    json: Option<&'a mut dyn Write>,
     line: String,
     /// Seconds of the first sample (`None`: 0, a recording).
     t0: Option<f64>,
@@ -94,7 +100,7 @@ struct LineWriter<'a, W: Write> {
 }
 
 impl<W: Write> LineWriter<'_, W> {
-    /// Write `m`'s raw line unless a write has failed already.
+    /// Write `m`'s lines unless a write has failed already.
     fn emit(&mut self, m: &Message) {
         if self.failed.is_some() {
             return;
@@ -103,6 +109,28 @@ impl<W: Write> LineWriter<'_, W> {
         let t = self.t0.unwrap_or(0.0) + m.sample as f64 / airwaves_core::uat::SAMPLE_RATE;
         raw_line(m, t, &mut self.line);
         if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+            self.failed = Some(e);
+            return;
+        }
+        let Some(json) = self.json.as_mut() else {
+            return;
+        };
+        if m.link != Link::Downlink {
+            return;
+        }
+        let Ok(r) = DownlinkRepr::parse(&Downlink::new_unchecked(m.bytes())) else {
+            return;
+        };
+        self.line.clear();
+        json::write_downlink(
+            &r,
+            m.rssi_dbfs,
+            m.errors,
+            self.t0.map(|_| t),
+            &mut self.line,
+        );
+        self.line.push('\n');
+        if let Err(e) = json.write_all(self.line.as_bytes()) {
             self.failed = Some(e);
         }
     }
@@ -122,11 +150,18 @@ impl<'a, W: Write> RawLines<'a, W> {
             st: Box::new(DemodState::new()),
             writer: LineWriter {
                 out,
+                json: None,
                 line: String::new(),
                 t0,
                 failed: None,
             },
         }
+    }
+
+    /// Also write each downlink message's JSON line to `json`.
+    pub fn with_json(mut self, json: &'a mut dyn Write) -> Self {
+        self.writer.json = Some(json);
+        self
     }
 
     /// Feed the next `cu8` bytes.
@@ -148,6 +183,9 @@ impl<'a, W: Write> RawLines<'a, W> {
         self.demod.finish(&mut self.st, |m| w.emit(m));
         w.check()?;
         w.out.flush()?;
+        if let Some(j) = w.json.as_mut() {
+            j.flush()?;
+        }
         let s = self.st.stats;
         Ok(UatStats {
             samples: s.samples,
