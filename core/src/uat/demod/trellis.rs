@@ -5,8 +5,8 @@
 //! With modulation index `h = 3/5` the phase at each bit boundary is a
 //! multiple of 108° and so one of 10 values (multiples of 36°); a `1`
 //! moves it +108° (+54° at mid-bit), a `0` −108°. With the carrier offset
-//! `ω` taken from the sync word (the lag-1 product of the sync samples
-//! with their known modulation removed) and the carrier phase and
+//! `ω` taken from the sync word (the lag-1, 4 and 16 products of the sync
+//! samples with their known modulation removed) and the carrier phase and
 //! amplitude `c` from the sync word's last samples, each branch scores
 //! `Re{(r_mid·e^(−jθ_mid) + r_end·e^(−jθ_end))·conj(c)}`: the correlation a
 //! coherent receiver makes, which differential detection (the phase step
@@ -15,14 +15,16 @@
 //! `λ` = [`LAMBDA`]), which follows the carrier's phase drift and a
 //! residual offset.
 //!
-//! Confidence of bit `i` is `|score(1) − score(0)|` along the decided
-//! path, in the same units as the differential slicer's (`|b − 127.4|²`
-//! scaled by 25/32).
+//! Confidence of bit `i` is the difference of the two path metrics that
+//! met in the decided path's state after that bit (the margin by which
+//! the survivor won there), in units of `|b − 127.4|²` scaled by 25/32
+//! (see [`sample`]).
 
 use super::{DemodState, SYNC_BITS};
 use crate::C32;
 
-/// Reference memory per bit.
+/// Reference memory per bit (`λ`: a time constant of about 7 bits; 0.75
+/// and 0.93 decoded the same within 2 % on generated messages at 1–8 dB).
 pub const LAMBDA: f32 = 0.85;
 /// Phase-trellis states.
 const STATES: usize = 10;
@@ -69,8 +71,9 @@ fn corr(a: C32, b: C32) -> f32 {
     a.re * b.re + a.im * b.im
 }
 
-/// The sample at `n`, centred, scaled as the lag products (5/√32 per
-/// code, so `|r|²` matches `|D|`).
+/// The sample at `n`, centred on 127.4 and scaled by 5/√32 (a scale
+/// that only sets the confidences' unit: they are compared with each
+/// other, within one message, and saturate at 65,535).
 #[inline(always)]
 fn sample<const N: usize>(st: &DemodState<N>, n: usize) -> C32 {
     let [i, q] = st.x[n];
