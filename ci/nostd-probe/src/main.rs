@@ -776,7 +776,7 @@ fn uat() {
         .with_coherent(bb(true))
         .with_uplink(bb(false))
         .with_max_sync_errors(bb(6));
-    let mut st = demod::DemodState::<{ demod::DOWNLINK_STATE }>::new();
+    let mut st = demod::DownlinkState::new();
     let bytes = bb([127u8; 512]);
     let mut sink = |m: &demod::Message| {
         let view = adsb::Downlink::new_unchecked(m.bytes());

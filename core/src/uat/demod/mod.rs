@@ -64,10 +64,12 @@
 //! Bytes are fed in blocks of any size (odd counts too); output does not
 //! depend on the split (tested). A candidate waits until the longest
 //! message after it has arrived; [`Demodulator::finish`] flushes the end.
-//! [`DemodState`]`<N>` keeps `N` samples (2 bytes each) and the scratch
-//! of one message (an uplink's bytes, confidences and trellis decisions:
-//! about 100 KiB); uplink needs `N ≥` [`UPLINK_STATE`], downlink alone
-//! [`DOWNLINK_STATE`], with which uplink is not searched.
+//! [`DemodState`]`<N, B>` keeps `N` samples (2 bytes each) and the
+//! scratch of one message of up to `B` bytes (its bytes, confidences and
+//! trellis decisions and margins: 179 bytes a byte). Uplink needs
+//! `N ≥` [`UPLINK_STATE`] and `B` = 552 (the default: about 100 KiB of
+//! scratch); downlink alone [`DOWNLINK_STATE`] and 48
+//! ([`DownlinkState`], about 13 KiB), with which uplink is not searched.
 //!
 //! # Cost
 //!
@@ -95,6 +97,10 @@ const UPLINK_SPAN: usize = 2 * (SYNC_BITS + 8 * UPLINK_BYTES) + 4;
 pub const UPLINK_STATE: usize = 16_384;
 /// Smallest state for downlink only.
 pub const DOWNLINK_STATE: usize = 2_048;
+
+/// The smallest state, for downlink only (a microcontroller's): 2,048
+/// samples and the scratch of one long message, about 13 KiB.
+pub type DownlinkState = DemodState<DOWNLINK_STATE, LONG_BYTES>;
 /// Mask of a sync register.
 const SYNC_MASK: u64 = (1 << SYNC_BITS) - 1;
 
@@ -148,10 +154,11 @@ pub struct DemodStats {
     pub by_erasure: u64,
 }
 
-/// The demodulator's state: the lag-product history and the sync
-/// registers. `N` products; see the module docs for sizes.
+/// The demodulator's state: the sample history, the sync registers and
+/// the scratch of one message. `N` samples, scratch for `B` bytes (48
+/// for downlink, 552 for uplink too); see the module docs for sizes.
 #[derive(Debug, Clone)]
-pub struct DemodState<const N: usize = UPLINK_STATE> {
+pub struct DemodState<const N: usize = UPLINK_STATE, const B: usize = UPLINK_BYTES> {
     /// The samples (`cu8` pairs).
     x: [[u8; 2]; N],
     len: usize,
@@ -165,27 +172,27 @@ pub struct DemodState<const N: usize = UPLINK_STATE> {
     regs: [u64; 2],
     odd_byte: Option<u8>,
     /// Scratch: one message's bytes and their confidences.
-    raw: [u8; UPLINK_BYTES],
-    conf: [u16; UPLINK_BYTES],
+    raw: [u8; B],
+    conf: [u16; B],
     /// Scratch: the trellis search's decisions, one mask of states a bit.
-    choices: [u16; 8 * UPLINK_BYTES],
+    choices: [[u16; 8]; B],
     /// Scratch: path-metric differences at each state and bit.
-    deltas: [[u16; 10]; 8 * UPLINK_BYTES],
+    deltas: [[[u16; 10]; 8]; B],
     msg: Message,
     /// What has happened so far.
     pub stats: DemodStats,
 }
 
-impl<const N: usize> Default for DemodState<N> {
+impl<const N: usize, const B: usize> Default for DemodState<N, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const N: usize> DemodState<N> {
+impl<const N: usize, const B: usize> DemodState<N, B> {
     /// An empty state.
     pub const fn new() -> Self {
-        const { assert!(N >= DOWNLINK_STATE) };
+        const { assert!(N >= DOWNLINK_STATE && B >= LONG_BYTES) };
         Self {
             x: [[0; 2]; N],
             len: 0,
@@ -194,10 +201,10 @@ impl<const N: usize> DemodState<N> {
             skip_until: 0,
             regs: [UNMATCHED; 2],
             odd_byte: None,
-            raw: [0; UPLINK_BYTES],
-            conf: [0; UPLINK_BYTES],
-            choices: [0; 8 * UPLINK_BYTES],
-            deltas: [[0; 10]; 8 * UPLINK_BYTES],
+            raw: [0; B],
+            conf: [0; B],
+            choices: [[0; 8]; B],
+            deltas: [[[0; 10]; 8]; B],
             msg: Message {
                 link: Link::Downlink,
                 sample: 0,
@@ -260,7 +267,7 @@ static POPCOUNT12: [u8; 4096] = {
 
 /// Append whole I/Q pairs (`pairs.len()` even, room for them checked by
 /// the caller): the samples and the imaginary parts of their lag products.
-fn fill<const N: usize>(st: &mut DemodState<N>, pairs: &[u8]) {
+fn fill<const N: usize, const B: usize>(st: &mut DemodState<N, B>, pairs: &[u8]) {
     let n = pairs.len() / 2;
     let at = st.len;
     st.x[at..at + n]
@@ -344,8 +351,8 @@ impl Demodulator {
         }
     }
 
-    fn span<const N: usize>(&self) -> usize {
-        if self.uplink && N >= UPLINK_STATE {
+    fn span<const N: usize, const B: usize>(&self) -> usize {
+        if self.uplink && N >= UPLINK_STATE && B >= UPLINK_BYTES {
             UPLINK_SPAN
         } else {
             DOWNLINK_SPAN
@@ -354,9 +361,9 @@ impl Demodulator {
 
     /// Feed `bytes` (interleaved I, Q) and pass every message completed
     /// to `sink`.
-    pub fn process<const N: usize>(
+    pub fn process<const N: usize, const B: usize>(
         &self,
-        st: &mut DemodState<N>,
+        st: &mut DemodState<N, B>,
         bytes: &[u8],
         mut sink: impl FnMut(&Message),
     ) {
@@ -384,23 +391,31 @@ impl Demodulator {
         if let [i] = rest {
             st.odd_byte = Some(*i);
         }
-        let limit = st.len.saturating_sub(self.span::<N>());
+        let limit = st.len.saturating_sub(self.span::<N, B>());
         self.scan(st, limit, &mut sink);
     }
 
     /// End of stream: decode what still fits.
-    pub fn finish<const N: usize>(&self, st: &mut DemodState<N>, mut sink: impl FnMut(&Message)) {
+    pub fn finish<const N: usize, const B: usize>(
+        &self,
+        st: &mut DemodState<N, B>,
+        mut sink: impl FnMut(&Message),
+    ) {
         let limit = st.len.saturating_sub(3);
         self.scan(st, limit, &mut sink);
     }
 
     /// If the history is full: scan what can be scanned, then drop what no
     /// candidate can reach back to any more.
-    fn make_room<const N: usize>(&self, st: &mut DemodState<N>, sink: &mut impl FnMut(&Message)) {
+    fn make_room<const N: usize, const B: usize>(
+        &self,
+        st: &mut DemodState<N, B>,
+        sink: &mut impl FnMut(&Message),
+    ) {
         if st.len < N {
             return;
         }
-        let limit = st.len - self.span::<N>();
+        let limit = st.len - self.span::<N, B>();
         self.scan(st, limit, sink);
         // Even, so that every position keeps its sync register's parity.
         let from = st.scan.saturating_sub(2 * SYNC_BITS) & !1;
@@ -411,14 +426,14 @@ impl Demodulator {
         st.base += from as u64;
     }
 
-    fn scan<const N: usize>(
+    fn scan<const N: usize, const B: usize>(
         &self,
-        st: &mut DemodState<N>,
+        st: &mut DemodState<N, B>,
         limit: usize,
         sink: &mut impl FnMut(&Message),
     ) {
         let max = u32::from(self.max_sync_errors);
-        let uplink = self.span::<N>() == UPLINK_SPAN;
+        let uplink = self.span::<N, B>() == UPLINK_SPAN;
         while st.scan < limit {
             // The tight loop on locals: the next position whose register
             // is within `max` bits of a sync word.
@@ -502,9 +517,9 @@ impl Demodulator {
 
     /// Try both sample phases of a sync word starting at `m0`; the end
     /// position of a decoded message.
-    fn candidate<const N: usize>(
+    fn candidate<const N: usize, const B: usize>(
         &self,
-        st: &mut DemodState<N>,
+        st: &mut DemodState<N, B>,
         m0: usize,
         link: Link,
         sink: &mut impl FnMut(&Message),
@@ -548,9 +563,9 @@ impl Demodulator {
 
     /// Slice and correct the message whose sync starts at `start`; on
     /// success `st.msg` holds it and the end position is returned.
-    fn decode_at<const N: usize>(
+    fn decode_at<const N: usize, const B: usize>(
         &self,
-        st: &mut DemodState<N>,
+        st: &mut DemodState<N, B>,
         start: usize,
         slicer: Slicer,
         link: Link,
@@ -662,9 +677,9 @@ impl Demodulator {
 
     /// `(data length, corrected bytes, erasures used)` of a downlink
     /// message in `st.raw[..fit]`, copied into `st.msg.data`.
-    fn correct_downlink<const N: usize>(
+    fn correct_downlink<const N: usize, const B: usize>(
         &self,
-        st: &mut DemodState<N>,
+        st: &mut DemodState<N, B>,
         fit: usize,
     ) -> Option<(usize, usize, bool)> {
         let mut block = [0u8; LONG_BYTES];
@@ -693,9 +708,9 @@ impl Demodulator {
     }
 
     /// The six interleaved blocks of an uplink message in `st.raw`.
-    fn correct_uplink<const N: usize>(
+    fn correct_uplink<const N: usize, const B: usize>(
         &self,
-        st: &mut DemodState<N>,
+        st: &mut DemodState<N, B>,
     ) -> Option<(usize, usize, bool)> {
         let mut total = 0;
         let mut any_erased = false;
@@ -720,8 +735,8 @@ impl Demodulator {
 /// The slicing centre of the sync word starting at `m0` and how far its
 /// bits stand from it (`Σ ±(y − centre)`), if no more than `max` of them
 /// fall on the wrong side.
-fn sync_fit<const N: usize>(
-    st: &DemodState<N>,
+fn sync_fit<const N: usize, const B: usize>(
+    st: &DemodState<N, B>,
     m0: usize,
     pattern: u64,
     max: u8,

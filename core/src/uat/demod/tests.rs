@@ -228,3 +228,28 @@ fn test_stream_starting_inside_a_sync_word() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].sample, 1000);
 }
+
+/// The smallest state decodes downlink messages as the full one does and
+/// fits a microcontroller (under 16 KiB).
+#[test]
+fn test_downlink_state_is_small_and_decodes() {
+    assert!(core::mem::size_of::<DownlinkState>() < 16 * 1024);
+    let mut rng = Rng::new(11);
+    let long = data(&mut rng, LONG_DATA, 2);
+    let basic = data(&mut rng, BASIC_DATA, 0);
+    let mut x = std::vec![C32::new(0.0, 0.0); 3000];
+    transmit(&long, &Burst::new(100.0, 0.1), &mut x);
+    transmit(&basic, &Burst::new(1500.0, 0.02), &mut x);
+    let mut bytes = std::vec![0u8; 6000];
+    to_cu8(&mut rng, &mut x, 0.01, &mut bytes);
+    let d = Demodulator::new();
+    let mut st = std::boxed::Box::new(DownlinkState::new());
+    let mut got = std::vec::Vec::new();
+    for chunk in bytes.chunks(999) {
+        d.process(&mut st, chunk, |m| got.push(m.clone()));
+    }
+    d.finish(&mut st, |m| got.push(m.clone()));
+    assert_eq!(got, run::<UPLINK_STATE>(&d, &bytes, 4096));
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[1].bytes(), &basic[..]);
+}

@@ -75,7 +75,7 @@ fn corr(a: C32, b: C32) -> f32 {
 /// that only sets the confidences' unit: they are compared with each
 /// other, within one message, and saturate at 65,535).
 #[inline(always)]
-fn sample<const N: usize>(st: &DemodState<N>, n: usize) -> C32 {
+fn sample<const N: usize, const B: usize>(st: &DemodState<N, B>, n: usize) -> C32 {
     let [i, q] = st.x[n];
     const K: f32 = 0.883_883_5; // 5/√32
     C32::new(K * (f32::from(i) - 127.4), K * (f32::from(q) - 127.4))
@@ -111,8 +111,8 @@ pub(super) const STRONG_COHERENCE: f32 = 0.75;
 impl Carrier {
     /// Estimate the carrier from the sync word `pattern` starting at
     /// sample `start` (its 73 samples must be in the state).
-    pub(super) fn from_sync<const N: usize>(
-        st: &DemodState<N>,
+    pub(super) fn from_sync<const N: usize, const B: usize>(
+        st: &DemodState<N, B>,
         start: usize,
         pattern: u64,
     ) -> Option<Self> {
@@ -188,8 +188,8 @@ impl Carrier {
 /// `st.conf` (the least bit confidence of each byte). `bits` is a
 /// multiple of 8 and the samples up to `start + 2·(36 + bits)` are in the
 /// state.
-pub(super) fn detect<const N: usize>(
-    st: &mut DemodState<N>,
+pub(super) fn detect<const N: usize, const B: usize>(
+    st: &mut DemodState<N, B>,
     start: usize,
     carrier: &Carrier,
     bits: usize,
@@ -233,7 +233,7 @@ pub(super) fn detect<const N: usize>(
         let mut next = [NONE; STATES];
         let mut next_refs = [C32::new(0.0, 0.0); STATES];
         let mut choice = 0u16;
-        let deltas = &mut st.deltas[i];
+        let deltas = &mut st.deltas[i / 8][i % 8];
         for t in 0..STATES {
             let (s1, s0) = (FROM_ONE[t], FROM_ZERO[t]);
             let z1 = mid_rot[MID_ONE[t]] + end_rot[t];
@@ -250,7 +250,7 @@ pub(super) fn detect<const N: usize>(
             next[t] = m;
             next_refs[t] = c * LAMBDA + z * (0.5 * (1.0 - LAMBDA));
         }
-        st.choices[i] = choice;
+        st.choices[i / 8][i % 8] = choice;
         // Keep the scores small: what matters is their differences.
         let top = next.iter().copied().fold(NONE, f32::max);
         for (m, n) in metric.iter_mut().zip(&next) {
@@ -263,10 +263,10 @@ pub(super) fn detect<const N: usize>(
         .max_by(|&a, &b| metric[a].total_cmp(&metric[b]))
         .unwrap_or(0);
     for i in (0..bits).rev() {
-        let m = st.deltas[i][s];
+        let m = st.deltas[i / 8][i % 8][s];
         let conf = &mut st.conf[i / 8];
         *conf = if i % 8 == 7 { m } else { (*conf).min(m) };
-        let one = st.choices[i] >> s & 1 == 1;
+        let one = st.choices[i / 8][i % 8] >> s & 1 == 1;
         let byte = &mut st.raw[i / 8];
         let mask = 0x80 >> (i % 8);
         if one {
