@@ -137,6 +137,7 @@ fn stream<W: Write>(source: &mut Source, lines: &mut RawLines<'_, W>) -> Result<
             break;
         }
         lines.feed(&buf[..n]).map_err(CommandError::Io)?;
+        lines.flush().map_err(CommandError::Io)?;
     }
     Ok(())
 }

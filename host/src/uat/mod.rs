@@ -174,6 +174,19 @@ impl<'a, W: Write> RawLines<'a, W> {
         w.check()
     }
 
+    /// Flush the writers (a live source's lines then reach a pipe as
+    /// they are decoded, not a buffer later).
+    ///
+    /// # Errors
+    /// A failed flush.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.writer.out.flush()?;
+        if let Some(j) = self.writer.json.as_mut() {
+            j.flush()?;
+        }
+        Ok(())
+    }
+
     /// End of stream: decode what is left, flush; what was decoded.
     ///
     /// # Errors
