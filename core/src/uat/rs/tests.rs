@@ -124,7 +124,8 @@ fn test_errors_and_erasures_within_capacity() {
         (ReedSolomon::UPLINK, 92),
     ] {
         let r = code.roots();
-        for trial in 0..400 {
+        // Fewer under miri (interpreted, about a thousand times slower).
+        for trial in 0..if cfg!(miri) { 20 } else { 400 } {
             let mut clean = [0u8; 92];
             for b in clean[..n - r].iter_mut() {
                 *b = rng.below(256) as u8;
@@ -161,7 +162,8 @@ fn test_beyond_capacity_never_gives_a_non_codeword() {
     let mut rng = Rng::new(5);
     let code = ReedSolomon::DOWNLINK_BASIC;
     let mut failed = 0;
-    for _ in 0..2000 {
+    let trials = if cfg!(miri) { 100 } else { 2000 };
+    for _ in 0..trials {
         let mut clean = [0u8; 30];
         for b in clean[..18].iter_mut() {
             *b = rng.below(256) as u8;
@@ -180,7 +182,7 @@ fn test_beyond_capacity_never_gives_a_non_codeword() {
         }
     }
     // A shortened RS(30,18) seldom mis-corrects 7 errors.
-    assert!(failed > 1900, "{failed}");
+    assert!(failed > trials * 95 / 100, "{failed}");
 }
 
 #[test]
