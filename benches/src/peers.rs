@@ -19,6 +19,16 @@ pub fn callgrind_total(stderr: &str) -> Option<u64> {
         .and_then(|n| n.parse().ok())
 }
 
+/// The release `airwaves` binary of this workspace's target directory
+/// (`$CARGO_TARGET_DIR`, else `target/` beside the benches), the
+/// benchmarks' default `--airwaves`.
+pub fn release_airwaves() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
+        .join("release/airwaves")
+}
+
 /// `$AIRWAVES_ANCHORS/bin/NAME` (default `../anchors/bin/NAME` beside the
 /// repository, where `scripts/anchors` builds them), if it exists.
 pub fn anchor_binary(name: &str) -> Option<PathBuf> {

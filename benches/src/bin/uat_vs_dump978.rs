@@ -165,16 +165,13 @@ struct Options {
 
 impl Options {
     fn parse(args: &[String]) -> Result<Self, String> {
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
         let mut o = Options {
             seconds: 10.0,
             seed: 1,
             aircraft: 60,
             uplinks: 4,
             snr: (0.0, 25.0),
-            airwaves: target.join("release/airwaves"),
+            airwaves: airwaves_benches::peers::release_airwaves(),
             dump978: None,
             workdir: std::env::temp_dir().join("airwaves-uat-bench"),
             callgrind_seconds: 1.0,

@@ -503,12 +503,9 @@ struct Options {
 
 impl Options {
     fn parse(args: &[String]) -> Result<Self, String> {
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
         let mut o = Options {
             seconds: 20.0,
-            airwaves: target.join("release/airwaves"),
+            airwaves: airwaves_benches::peers::release_airwaves(),
             dump1090: "dump1090-mutability".into(),
             workdir: std::env::temp_dir().join("airwaves-feeder-cost"),
             clients: 10,

@@ -641,16 +641,13 @@ struct Options {
 
 impl Options {
     fn parse(args: &[String]) -> Result<Self, String> {
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
         let mut o = Options {
             seconds: 10.0,
             rate: 2.4e6,
             seed: 1,
             fps: 1000.0,
             fps_sweep: Vec::new(),
-            airwaves: target.join("release/airwaves"),
+            airwaves: airwaves_benches::peers::release_airwaves(),
             dump1090: "dump1090-mutability".into(),
             dump1090_fa: None,
             readsb: None,
