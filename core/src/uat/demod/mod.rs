@@ -162,7 +162,7 @@ pub struct DemodState<const N: usize = UPLINK_STATE, const B: usize = UPLINK_BYT
     /// The samples (`cu8` pairs).
     x: [[u8; 2]; N],
     len: usize,
-    /// Absolute sample index of `d[0]`.
+    /// Absolute sample index of `x[0]`.
     base: u64,
     /// Next bit-start position to shift into a register.
     scan: usize,
@@ -266,7 +266,7 @@ static POPCOUNT12: [u8; 4096] = {
 };
 
 /// Append whole I/Q pairs (`pairs.len()` even, room for them checked by
-/// the caller): the samples and the imaginary parts of their lag products.
+/// the caller) to the sample history.
 fn fill<const N: usize, const B: usize>(st: &mut DemodState<N, B>, pairs: &[u8]) {
     let n = pairs.len() / 2;
     let at = st.len;
@@ -284,12 +284,23 @@ fn centred(b: u8) -> i32 {
     i32::from(b) - 127
 }
 
-/// `Im D_n = Im{a_n · conj(a_(n−1))} = a1 p0 − a0 p1` (`n ≥ 1`; at most
+/// A sample centred ([`centred`]) per component.
+#[inline(always)]
+fn centred_pair(s: [u8; 2]) -> [i32; 2] {
+    [centred(s[0]), centred(s[1])]
+}
+
+/// `Im{a · conj(p)} = a1 p0 − a0 p1` of two centred samples (at most
 /// 2·128² in size).
 #[inline(always)]
+fn im_cross(a: [i32; 2], p: [i32; 2]) -> i32 {
+    a[1] * p[0] - a[0] * p[1]
+}
+
+/// `Im D_n = Im{a_n · conj(a_(n−1))}` (`n ≥ 1`).
+#[inline(always)]
 fn im_lag(x: &[[u8; 2]], n: usize) -> i32 {
-    let (c, p) = (x[n], x[n - 1]);
-    centred(c[1]) * centred(p[0]) - centred(c[0]) * centred(p[1])
+    im_cross(centred_pair(x[n]), centred_pair(x[n - 1]))
 }
 
 /// UAT demodulator configuration.
@@ -434,37 +445,37 @@ impl Demodulator {
     ) {
         let max = u32::from(self.max_sync_errors);
         let uplink = self.span::<N, B>() == UPLINK_SPAN;
+        // No sync word while `lo < errors < hi` (errors against the
+        // downlink word; the uplink word is its complement).
+        let lo = max;
+        let hi = if uplink {
+            SYNC_BITS as u32 - max
+        } else {
+            u32::MAX
+        };
+        let quiet = |e: u32| e.wrapping_sub(lo + 1) < hi.wrapping_sub(lo + 1);
+        let link_of = |e: u32| {
+            if e <= lo {
+                Link::Downlink
+            } else {
+                Link::Uplink
+            }
+        };
         while st.scan < limit {
             // The tight loop on locals: the next position whose register
             // is within `max` bits of a sync word.
             let x = &st.x[..limit + 2];
-            // No sync word while `lo < errors < hi` (errors against the
-            // downlink word; the uplink word is its complement).
-            let lo = max;
-            let hi = if uplink {
-                SYNC_BITS as u32 - max
-            } else {
-                u32::MAX
-            };
-            let quiet = |e: u32| e.wrapping_sub(lo + 1) < hi.wrapping_sub(lo + 1);
-            let link_of = |e: u32| {
-                if e <= lo {
-                    Link::Downlink
-                } else {
-                    Link::Uplink
-                }
-            };
             let mut m = st.scan;
             // `ra` is the register of position m's parity, `rb` the other;
             // `d1` is Im D_(m+1) and `c1` the centred sample m + 1, carried.
             let (mut ra, mut rb) = (st.regs[m & 1], st.regs[(m + 1) & 1]);
             let mut hit = None;
-            let mut c1 = [centred(x[m + 1][0]), centred(x[m + 1][1])];
+            let mut c1 = centred_pair(x[m + 1]);
             let mut d1 = im_lag(x, m + 1);
             // One position: the bit starting at m goes into `reg`.
             let mut step = |m: usize, reg: &mut u64| {
-                let c2 = [centred(x[m + 2][0]), centred(x[m + 2][1])];
-                let d2 = c2[1] * c1[0] - c2[0] * c1[1];
+                let c2 = centred_pair(x[m + 2]);
+                let d2 = im_cross(c2, c1);
                 *reg = ((*reg << 1) | u64::from(d1 + d2 > 0)) & SYNC_MASK;
                 (c1, d1) = (c2, d2);
                 sync_errors(*reg)
@@ -489,10 +500,8 @@ impl Demodulator {
             // `ra` belongs to the first position's parity, `rb` to the
             // other, wherever the loop stopped.
             let first = st.scan;
-            let mut regs = st.regs;
-            regs[first & 1] = ra;
-            regs[(first + 1) & 1] = rb;
-            st.regs = regs;
+            st.regs[first & 1] = ra;
+            st.regs[(first + 1) & 1] = rb;
             st.scan = m;
             let Some(link) = hit else { break };
             // `m − 1` is the start of the sync word's last bit.
