@@ -439,6 +439,19 @@
     return Array.isArray(d.mlat) && d.mlat.includes('lat');
   }
 
+  /** Whether the aircraft was heard on UAT, 978 MHz (airwaves' `links` list). */
+  function heardOnUat(d) {
+    return Array.isArray(d.links) && d.links.includes('uat');
+  }
+
+  /** The source shown in the details: readsb's `type`, and the links when heard on UAT. */
+  function sourceText(d) {
+    const type = typeof d.type === 'string' ? d.type : '';
+    if (!heardOnUat(d)) return type;
+    const links = d.links.map((l) => (l === 'uat' ? 'UAT 978' : '1090 ES')).join(' + ');
+    return `${type} · ${links}`;
+  }
+
   function createMarker(p) {
     const g = svgEl('g', { class: 'aircraft', 'data-hex': p.hex }, layers.aircraft);
     p.ring = svgEl('circle', { r: 17, class: 'select-ring' }, g);
@@ -485,6 +498,7 @@
     if (p.hex === selectedHex) cls.push('selected');
     if (isNum(d.seen_pos) && d.seen_pos > POSITION_STALE_S) cls.push('stale');
     if (mlatPosition(d)) cls.push('mlat');
+    if (heardOnUat(d)) cls.push('uat');
     if (c.hidden) cls.push('label-hidden');
     setAttrIfChanged(p.marker, c, 'class', 'class', cls.join(' '));
     setTextIfChanged(p.label, c, 'l1', callsign(d) || p.hex.toUpperCase());
@@ -771,7 +785,7 @@
       detailRow('country', countryOf(d) ? `${flagOf(d)} ${escapeHtml(countryOf(d))}`.trim() : '') +
       detailRow('aircraft', escapeHtml([d.t, d.desc].filter((v) => typeof v === 'string' && v !== '').join(' · '))) +
       detailRow('operator', escapeHtml(typeof d.ownOp === 'string' ? d.ownOp : '')) +
-      detailRow('source', escapeHtml(typeof d.type === 'string' ? d.type : '')) +
+      detailRow('source', escapeHtml(sourceText(d))) +
       detailRow('category', escapeHtml(typeof d.category === 'string' ? d.category : '')) +
       detailRow('squawk', escapeHtml(sq)) +
       detailRow('altitude', alt === 'ground' ? 'on the ground' : isNum(alt) ? `${fmtAlt(alt)} ft` : '') +

@@ -57,6 +57,22 @@ pub fn decode_ac12(ac12: u16) -> Option<i32> {
     gillham(((ac12 & 0x0FC0) << 1) | (ac12 & 0x003F))
 }
 
+/// The 12-bit ADS-B altitude code (AC13 without its M bit) for `ft`: the
+/// 25 ft code (Q = 1) up to 50,175 ft, Gillham 100 ft steps above; 0
+/// ("not available") if not encodable.
+///
+/// ```
+/// use airwaves_core::modes::altitude::{decode_ac12, encode_ac12};
+/// assert_eq!(encode_ac12(-325), 0x03B);
+/// assert_eq!(decode_ac12(encode_ac12(38_000)), Some(38_000));
+/// ```
+pub fn encode_ac12(ft: i32) -> u16 {
+    crate::modes::frame::AltitudeCode::from_feet(ft).map_or(0, |ac| {
+        let ac = ac.raw();
+        ((ac & 0x1F80) >> 1) | (ac & 0x3F)
+    })
+}
+
 /// Bit `i` (12 = most significant) of a 13-bit field, as 0 or 1.
 #[inline]
 fn bit(v: u16, i: u32) -> u16 {

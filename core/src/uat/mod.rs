@@ -1,8 +1,11 @@
 //! UAT (Universal Access Transceiver, 978 MHz, RTCA DO-282B): the
 //! Reed–Solomon codes ([`rs`]), the demodulator ([`demod`]), the downlink
 //! (ADS-B) messages ([`adsb`]), the uplink messages with their FIS-B
-//! information frames and DLAC text ([`uplink`]), and a modulator for
-//! tests ([`modulate`]).
+//! information frames and DLAC text ([`uplink`]), the FIS-B products they
+//! carry (NEXRAD blocks and text reports, [`fisb`]), the translation of
+//! downlink messages into 1090 MHz extended squitters for a Mode S tracker
+//! and Beast/AVR outputs ([`esnt`]), and a modulator for tests
+//! ([`modulate`]).
 //!
 //! # The link
 //!
@@ -24,6 +27,8 @@
 
 pub mod adsb;
 pub mod demod;
+pub mod esnt;
+pub mod fisb;
 pub mod modulate;
 pub mod rs;
 pub mod uplink;

@@ -44,6 +44,13 @@ use airwaves_core::modes::receiver::{self, Decoded, ModeAc, Receiver, Sink};
 use airwaves_core::modes::tracker::{
     PositionUpdate, ReceivedFrame, RejectReason, Tracker, UpdateOutcome,
 };
+use airwaves_core::uat::adsb::DownlinkRepr;
+use airwaves_core::uat::esnt;
+
+/// The Beast timestamp of frames translated from UAT (readsb's
+/// `MAGIC_UAT_TIMESTAMP`, "MLAU"), so that a consumer tells them from
+/// frames heard on 1090 MHz.
+pub const UAT_TIMESTAMP: Timestamp = Timestamp::from_ticks(0xFF00_4D4C_4155);
 
 /// Aircraft table capacity (readsb keeps no fixed limit; 1024 is several
 /// times the busiest receivers' count).
@@ -253,23 +260,63 @@ impl Pipeline {
                     rx = rx.as_mlat();
                     self.out.counters.mlat_results += 1;
                 }
-                let outcome = self.rx.track_remote(&rx);
-                let tracked = Tracked {
-                    bytes: m.frame(),
-                    ticks,
-                    signal,
-                    dbfs,
-                    repaired: 0,
-                    t_ms: now_unix_ms,
-                    arrival_ms: now_unix_ms,
-                    outcome: &outcome,
-                    tracker: self.rx.tracker(),
-                };
                 let origin = if mlat { Origin::Mlat } else { Origin::Remote };
-                self.out.mode_s(&tracked, origin);
+                self.track_remote(&rx, ticks, signal, origin);
             }
         }
         self.after_batch();
+    }
+
+    /// A UAT downlink message from the 978 MHz receiver, heard at
+    /// `now_unix_ms` at `rssi_dbfs`: translated into extended squitters
+    /// ([`esnt`]), tracked as heard on UAT, and forwarded on AVR, Beast
+    /// (timestamp [`UAT_TIMESTAMP`], readsb's mark for UAT) and SBS like
+    /// remote frames.
+    pub fn process_uat(&mut self, msg: &DownlinkRepr, rssi_dbfs: f32, now_unix_ms: u64) {
+        self.out.buffer_ms = self.out.buffer_ms.max(now_unix_ms);
+        self.out.counters.uat_downlink += 1;
+        let mut frames = [[0u8; 14]; esnt::MAX_FRAMES];
+        let n = esnt::translate(msg, &mut frames);
+        let dbfs = if rssi_dbfs.is_finite() {
+            rssi_dbfs.min(0.0)
+        } else {
+            f32::NAN
+        };
+        let signal = if dbfs.is_nan() {
+            0
+        } else {
+            signal_byte(10f32.powf(dbfs / 10.0))
+        };
+        for bytes in &frames[..n] {
+            let rx = ReceivedFrame::new(bytes, now_unix_ms)
+                .with_signal(dbfs)
+                .as_uat();
+            self.track_remote(&rx, UAT_TIMESTAMP.ticks(), signal, Origin::Remote);
+        }
+        self.after_batch();
+    }
+
+    /// Track a frame not from the local demodulator and pass it to the
+    /// outputs with its Beast timestamp and signal byte.
+    fn track_remote(&mut self, rx: &ReceivedFrame<'_>, ticks: u64, signal: u8, origin: Origin) {
+        let outcome = self.rx.track_remote(rx);
+        let tracked = Tracked {
+            bytes: rx.bytes,
+            ticks,
+            signal,
+            dbfs: rx.signal_dbfs,
+            repaired: 0,
+            t_ms: rx.t_ms,
+            arrival_ms: rx.t_ms,
+            outcome: &outcome,
+            tracker: self.rx.tracker(),
+        };
+        self.out.mode_s(&tracked, origin);
+    }
+
+    /// Count a UAT uplink (ground station) message.
+    pub fn count_uat_uplink(&mut self) {
+        self.out.counters.uat_uplink += 1;
     }
 
     fn after_batch(&mut self) {

@@ -9,7 +9,7 @@ use super::site::{FeederSite, Snapshot};
 use super::source::{self as feed_source, End, Input, Shared};
 use super::state::{StateDir, write_atomic};
 use crate::autogain::control::{LoopConfig, LoopState, Measurement};
-use crate::cli::{Gain, LocationArgs, TuningArgs, parse_hz, parse_seconds};
+use crate::cli::{Gain, LocationArgs, TuningArgs, parse_gain_arg, parse_hz, parse_seconds};
 use crate::demo::frontend::{FrontEnd, MAX_GAIN_TENTHS};
 use crate::demo::{DemoConfig, DemoSky, PacedSky, SkyKind};
 use crate::error::{AdsbError, CommandError};
@@ -27,8 +27,14 @@ use crate::net::http_policy::HttpPolicy;
 use crate::net::listener::ListenerHandle;
 use crate::ring::{self, Consumer};
 use crate::source::{CHUNK, Source, SourceArgs, SourceError, Tuning};
+use crate::uat::{
+    self,
+    input::{UatEvent, UatInput},
+};
 use airwaves_core::modes::cpr::Position;
 use airwaves_core::modes::tracker::Tracker;
+use airwaves_core::uat::adsb::{Downlink, DownlinkRepr};
+use airwaves_core::uat::demod::Link;
 use std::io::{IsTerminal, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -194,6 +200,21 @@ pub struct AdsbArgs {
     /// Stop after this many seconds.
     #[arg(long, value_name = "S", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub duration: Option<f64>,
+    /// A second receiver on 978 MHz for UAT: a dongle's index or serial,
+    /// rtl_tcp:HOST:PORT, fake:EMULATOR-SPEC or file:F.cu8. Its aircraft
+    /// join the same table (marked as heard on UAT) and outputs, as
+    /// readsb shows dump978-fa's.
+    #[arg(long, value_name = "SPEC", value_parser = parse_uat_device)]
+    pub uat_device: Option<SourceArgs>,
+    /// Tuner gain of the UAT receiver, dB, or agc (default: the largest,
+    /// as dump978-fa).
+    #[arg(long, default_value = "49.6", value_parser = parse_gain_arg, value_name = "DB|agc")]
+    pub uat_gain: Gain,
+}
+
+/// Parse `--uat-device` ([`uat::input::source_args`]).
+pub fn parse_uat_device(s: &str) -> Result<SourceArgs, String> {
+    uat::input::source_args(s)
 }
 
 /// Parse `--net-beast-reduce-interval`: seconds in [0.1, 15].
@@ -380,6 +401,8 @@ struct InputThread {
     thread: Option<JoinHandle<End>>,
     /// The source can change its tuner gain while it runs.
     gain_settable: bool,
+    /// The UAT receiver (`--uat-device`), while it runs.
+    uat: Option<UatInput>,
 }
 
 /// Step two: open the source (none with `--net-only`) and start its
@@ -405,11 +428,27 @@ fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread
                 .map_err(AdsbError::SourceThread)?,
         )
     };
+    // A second dongle that cannot be opened is reported; 1090 MHz goes on.
+    let uat = args.uat_device.as_ref().and_then(|a| {
+        match uat::input::spawn(a, args.uat_gain, settings.start_unix_ms) {
+            Ok(u) => {
+                if !args.quiet {
+                    eprintln!("airwaves adsb: UAT receiver: {}", u.description);
+                }
+                Some(u)
+            }
+            Err(e) => {
+                eprintln!("airwaves adsb: UAT receiver: {e}; continuing without it");
+                None
+            }
+        }
+    });
     Ok(InputThread {
         consumer,
         shared,
         thread,
         gain_settable,
+        uat,
     })
 }
 
@@ -569,11 +608,12 @@ impl<'a> Feeder<'a> {
         }
         outputs.site.set_history(ticker.positions.clone());
         // I/Q waits briefly when Beast input must also be served.
-        let iq_wait = Duration::from_millis(if outputs.net.beast_rx.is_some() {
-            20
-        } else {
-            200
-        });
+        let iq_wait =
+            Duration::from_millis(if outputs.net.beast_rx.is_some() || input.uat.is_some() {
+                20
+            } else {
+                200
+            });
         Feeder {
             args,
             lossless: settings.lossless,
@@ -622,12 +662,13 @@ impl<'a> Feeder<'a> {
                 self.take_iq();
             }
             self.take_beast();
+            self.take_uat();
             publish(&mut self.outputs.pipeline, &self.outputs.net, self.lossless);
             // A file ends the run; a live source that failed leaves
             // network input (if any) to serve.
             let finished = self.source_done
                 && (self.args.source.ifile.is_some()
-                    || self.outputs.net.beast_rx.is_none()
+                    || (self.outputs.net.beast_rx.is_none() && self.input.uat.is_none())
                     || self.exit_error.is_some());
             // A signal ends the run as --duration does: JSON written, the
             // summary printed.
@@ -684,10 +725,10 @@ impl<'a> Feeder<'a> {
                         Ok(End::Finished) => {}
                         Ok(End::Failed(e)) => {
                             let e = AdsbError::Source(e);
-                            if self.outputs.net.beast_rx.is_some()
+                            if (self.outputs.net.beast_rx.is_some() || self.input.uat.is_some())
                                 && self.args.source.ifile.is_none()
                             {
-                                eprintln!("{}; serving network input only", e.message());
+                                eprintln!("{}; serving the other inputs only", e.message());
                             } else {
                                 self.exit_error = Some(e);
                             }
@@ -716,6 +757,47 @@ impl<'a> Feeder<'a> {
             for f in rx.try_iter().take(BEAST_IN_QUEUE) {
                 pipeline.process_remote(&f.message, unix_ms());
             }
+        }
+    }
+
+    /// Decode the UAT messages waiting (without I/Q or Beast input, wait
+    /// briefly for some).
+    fn take_uat(&mut self) {
+        let Some(uat) = &self.input.uat else {
+            return;
+        };
+        let first = if self.source_done && self.outputs.net.beast_rx.is_none() {
+            uat.rx.recv_timeout(Duration::from_millis(100)).ok()
+        } else {
+            uat.rx.try_recv().ok()
+        };
+        let Some(first) = first else {
+            return;
+        };
+        let pipeline = &mut self.outputs.pipeline;
+        pipeline.set_outputs(self.outputs.net.outputs());
+        let mut ended = None;
+        for ev in std::iter::once(first).chain(uat.rx.try_iter().take(uat::input::QUEUE)) {
+            match ev {
+                UatEvent::Message(m, t_ms) => match m.link {
+                    Link::Downlink => {
+                        if let Ok(r) = DownlinkRepr::parse(&Downlink::new_unchecked(m.bytes())) {
+                            pipeline.process_uat(&r, m.rssi_dbfs, t_ms);
+                        }
+                    }
+                    Link::Uplink => pipeline.count_uat_uplink(),
+                },
+                UatEvent::Failed(e) => ended = Some(Some(e)),
+                UatEvent::Ended => ended = Some(None),
+            }
+        }
+        if let Some(why) = ended {
+            match why {
+                Some(e) => eprintln!("airwaves adsb: {e}; 1090 MHz goes on"),
+                None if !self.args.quiet => eprintln!("airwaves adsb: the UAT input has ended"),
+                None => {}
+            }
+            self.input.uat = None;
         }
     }
 

@@ -39,6 +39,7 @@
 //! | `sil_type` | `perhour` / `persample` |
 //! | `mlat` | the fields above whose value came from a multilateration result (`lat`, `lon`, `nic`, `rc` with an MLAT position; `altitude`, `alt_geom` with an MLAT altitude; `gs`, `track`, `baro_rate` with an MLAT velocity), named as readsb names them; else `[]` |
 //! | `tisb` | for `tisb_*` types, the fields above that came from TIS-B (readsb's names: `callsign` for `flight`, `altitude` for `alt_baro`); else `[]` |
+//! | `links` | (airwaves' own) only for an aircraft heard on UAT (978 MHz, `--uat-device`): the links it was heard on, `["uat"]` or `["1090","uat"]`; its `type` is then `adsr_icao`, `adsb_other`, `tisb_icao` or `tisb_other` as readsb shows UAT targets (unless also heard as `adsb_icao` on 1090 MHz) |
 //! | `messages` | accepted frames from this aircraft |
 //! | `seen` | s since the last frame, one decimal |
 //! | `rssi` | mean signal of the last 8 frames, dBFS, one decimal |
@@ -373,6 +374,14 @@ fn write_one(
                 push_json_string(list.element(), source_field_name(k));
             }
         }
+        list.close_array();
+    }
+    if ac.heard_on_uat() {
+        let mut list = JsonWriter::array(o.key("links"));
+        if ac.heard_on_1090() {
+            push_json_string(list.element(), "1090");
+        }
+        push_json_string(list.element(), "uat");
         list.close_array();
     }
     o.int("messages", i64::from(ac.messages()));

@@ -11,6 +11,7 @@
 //! | `airwaves_samples_processed_total`, `airwaves_samples_dropped_total` | counter | |
 //! | `airwaves_frames_total` | counter | `source` = `local`, `remote` |
 //! | `airwaves_modeac_total` | counter | `source` |
+//! | `airwaves_uat_messages_total{link}` | counter | UAT messages received (`--uat-device`), downlink and uplink |
 //! | `airwaves_mlat_results_total` | counter | multilateration results received (also in `airwaves_frames_total{source="remote"}`) |
 //! | `airwaves_frames_by_df_total` | counter | `df` (24 = all Comm-D codes 24–31) |
 //! | `airwaves_frames_accepted_total` | counter | |
@@ -238,6 +239,21 @@ pub fn write_metrics<const N: usize>(
         "counter",
         "Multilateration results received on Beast input (also counted as remote frames).",
         n(c.mlat_results),
+    );
+    e.family(
+        "airwaves_uat_messages_total",
+        "counter",
+        "UAT (978 MHz) messages received, by link.",
+    );
+    e.sample(
+        "airwaves_uat_messages_total",
+        &[("link", "downlink")],
+        n(c.uat_downlink),
+    );
+    e.sample(
+        "airwaves_uat_messages_total",
+        &[("link", "uplink")],
+        n(c.uat_uplink),
     );
     e.family(
         "airwaves_modeac_total",

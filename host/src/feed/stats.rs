@@ -110,6 +110,11 @@ pub struct Counters {
     /// Multilateration results received (Beast input frames stamped
     /// [`MLAT_TIMESTAMP`](airwaves_core::modes::encode::MLAT_TIMESTAMP)).
     pub mlat_results: u64,
+    /// UAT downlink (aircraft) messages from the 978 MHz receiver
+    /// (`--uat-device`); the frames they become count as remote.
+    pub uat_downlink: u64,
+    /// UAT uplink (ground station) messages.
+    pub uat_uplink: u64,
     /// Airborne CPR position messages accepted (ADS-B TC 9–18, 20–22).
     pub cpr_airborne: u64,
     /// Surface CPR position messages accepted (ADS-B TC 5–8).
@@ -180,6 +185,8 @@ impl Counters {
             cpr_airborne: 0,
             cpr_surface: 0,
             mlat_results: 0,
+            uat_downlink: 0,
+            uat_uplink: 0,
             tracker: TrackerStats::new(),
             signal_power_sum: 0.0,
             signal_count: 0,
@@ -327,6 +334,8 @@ impl Counters {
             cpr_airborne: self.cpr_airborne.saturating_sub(e.cpr_airborne),
             cpr_surface: self.cpr_surface.saturating_sub(e.cpr_surface),
             mlat_results: self.mlat_results.saturating_sub(e.mlat_results),
+            uat_downlink: self.uat_downlink.saturating_sub(e.uat_downlink),
+            uat_uplink: self.uat_uplink.saturating_sub(e.uat_uplink),
             tracker: tracker_delta(&self.tracker, &e.tracker),
             signal_power_sum: (self.signal_power_sum - e.signal_power_sum).max(0.0),
             signal_count: self.signal_count.saturating_sub(e.signal_count),

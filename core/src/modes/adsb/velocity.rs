@@ -264,6 +264,27 @@ pub struct AltitudeDifference {
 }
 
 impl AltitudeDifference {
+    /// The code for a GNSS − baro difference of `ft` (`|ft|/25 + 1`, capped
+    /// at 127), or "not available" for `None`.
+    ///
+    /// ```
+    /// use airwaves_core::modes::adsb::AltitudeDifference;
+    /// assert_eq!(AltitudeDifference::from_ft(Some(-200)).ft(), Some(-200));
+    /// assert_eq!(AltitudeDifference::from_ft(None).code, 0);
+    /// ```
+    pub fn from_ft(ft: Option<i32>) -> AltitudeDifference {
+        match ft {
+            Some(d) => AltitudeDifference {
+                below: d < 0,
+                code: (d.unsigned_abs() / 25 + 1).min(127) as u8,
+            },
+            None => AltitudeDifference {
+                below: false,
+                code: 0,
+            },
+        }
+    }
+
     /// `±25 · (code − 1)` ft, GNSS above baro positive; `None` if not
     /// available.
     pub fn ft(&self) -> Option<i32> {

@@ -31,6 +31,9 @@ pub(super) const F_SIL_TYPE_KNOWN: u32 = 1 << 17;
 pub(super) const F_MLAT_POS: u32 = 1 << 18;
 pub(super) const F_MLAT_ALT: u32 = 1 << 19;
 pub(super) const F_MLAT_VEL: u32 = 1 << 20;
+pub(super) const F_HEARD_1090: u32 = 1 << 21;
+pub(super) const F_HEARD_UAT: u32 = 1 << 22;
+pub(super) const F_UAT_POS: u32 = 1 << 23;
 
 /// How long a position not from MLAT keeps multilateration results from
 /// overwriting the aircraft's data, ms (the aircraft's own ADS-B is
@@ -380,6 +383,22 @@ impl Aircraft {
     /// Whether the last velocity came from a multilateration result.
     pub fn mlat_velocity(&self) -> bool {
         self.flag(F_VEL) && self.flag(F_MLAT_VEL)
+    }
+
+    /// Whether frames of the aircraft were heard on 1090 MHz (Mode S,
+    /// not MLAT results).
+    pub fn heard_on_1090(&self) -> bool {
+        self.flag(F_HEARD_1090)
+    }
+
+    /// Whether UAT (978 MHz) messages of the aircraft were heard.
+    pub fn heard_on_uat(&self) -> bool {
+        self.flag(F_HEARD_UAT)
+    }
+
+    /// Whether the last position came from a UAT message.
+    pub fn uat_position(&self) -> bool {
+        self.flag(F_POS) && self.flag(F_UAT_POS)
     }
 
     /// Whether the aircraft has a position of its own (not from MLAT) no

@@ -102,6 +102,15 @@
 //!   MLAT ([`Aircraft::mlat_position`], [`Aircraft::mlat_altitude`],
 //!   [`Aircraft::mlat_velocity`]) until a received frame sets them again.
 //!
+//! # UAT
+//!
+//! UAT (978 MHz) targets reach the tracker as the extended squitters
+//! [`uat::esnt`](crate::uat::esnt) translates them into, given as
+//! [`ReceivedFrame::as_uat`]: they are decoded like any DF18, and the
+//! aircraft is marked as heard on UAT ([`Aircraft::heard_on_uat`], its
+//! position as from UAT, [`Aircraft::uat_position`]). An aircraft heard
+//! on both links is one entry with both marks.
+//!
 //! # Memory and cost
 //!
 //! The aircraft are stored densely in `[Aircraft; N]` (removal moves the
@@ -167,7 +176,9 @@ pub use stats::TrackerStats;
 use crate::modes::adsb::{self, AdsbRepr};
 use crate::modes::altitude::decode_ac12;
 use crate::modes::frame::{DownlinkFormat, Frame};
-use aircraft::{F_MLAT_ALT, F_MLAT_POS, F_MLAT_VEL, F_TRUSTED};
+use aircraft::{
+    F_HEARD_1090, F_HEARD_UAT, F_MLAT_ALT, F_MLAT_POS, F_MLAT_VEL, F_TRUSTED, F_UAT_POS,
+};
 
 /// Mask of the 24-bit address in a key.
 const ADDR_MASK: u32 = 0xFF_FFFF;
@@ -476,6 +487,10 @@ impl<const N: usize> Tracker<N> {
         }
         if matches!(position, PositionUpdate::Decoded(_)) {
             ac.set_flag(F_MLAT_POS, rx.mlat);
+            ac.set_flag(F_UAT_POS, rx.uat);
+        }
+        if !rx.mlat {
+            ac.flags |= if rx.uat { F_HEARD_UAT } else { F_HEARD_1090 };
         }
         if matches!(adsb, Some(AdsbRepr::AirborneVelocity(_))) {
             ac.set_flag(F_MLAT_VEL, rx.mlat);

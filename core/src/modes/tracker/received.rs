@@ -21,6 +21,10 @@ pub struct ReceivedFrame<'a> {
     /// [`AddressType::Mlat`](super::AddressType::Mlat) and the fields it sets
     /// are marked as MLAT-derived (see the [module docs](super#multilateration-results)).
     pub mlat: bool,
+    /// The frame was translated from a UAT (978 MHz) downlink message
+    /// ([`uat::esnt`](crate::uat::esnt)), not heard on 1090 MHz: the
+    /// aircraft is marked as heard on UAT ([`Aircraft::heard_on_uat`](super::Aircraft::heard_on_uat)).
+    pub uat: bool,
 }
 
 impl<'a> ReceivedFrame<'a> {
@@ -39,6 +43,7 @@ impl<'a> ReceivedFrame<'a> {
             signal_dbfs: f32::NAN,
             repaired_bits: 0,
             mlat: false,
+            uat: false,
         }
     }
 
@@ -58,6 +63,16 @@ impl<'a> ReceivedFrame<'a> {
     /// ```
     pub const fn as_mlat(self) -> Self {
         ReceivedFrame { mlat: true, ..self }
+    }
+
+    /// The same frame marked as translated from a UAT downlink message.
+    ///
+    /// ```
+    /// use airwaves_core::modes::tracker::ReceivedFrame;
+    /// assert!(ReceivedFrame::new(&[0x90; 14], 0).as_uat().uat);
+    /// ```
+    pub const fn as_uat(self) -> Self {
+        ReceivedFrame { uat: true, ..self }
     }
 
     /// The same frame with a repaired-bit count.

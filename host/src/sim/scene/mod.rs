@@ -174,6 +174,7 @@ use airwaves_core::modes::adsb::{
     CprFormat, CprPosition, GroundVelocity, Identification, Velocity, VerticalRate,
     VerticalRateSource,
 };
+use airwaves_core::modes::altitude::encode_ac12;
 use airwaves_core::modes::commb::{AircraftIdentification, Mb};
 use airwaves_core::modes::cpr::{CprFrame, CprKind, Position};
 use airwaves_core::modes::frame::{
@@ -699,21 +700,12 @@ pub(crate) fn df17_position(icao: u32, alt_ft: i32, cpr: CprFrame) -> [u8; 14] {
         lon: cpr.lon(),
     };
     let mut p = AirbornePosition::new(11, cpr).expect("TC 11 is an airborne position");
-    p.altitude_code = ac12_of_feet(alt_ft);
+    p.altitude_code = encode_ac12(alt_ft);
     let me = AdsbRepr::AirbornePosition(p).to_bytes();
     emit(&Repr::ExtendedSquitter {
         ca: Capability::Airborne,
         aa: icao,
         me,
-    })
-}
-
-/// The 12-bit ADS-B altitude code for `ft` (AC13 without its M bit), 0 if
-/// not encodable.
-fn ac12_of_feet(ft: i32) -> u16 {
-    AltitudeCode::from_feet(ft).map_or(0, |ac| {
-        let ac = ac.raw();
-        ((ac & 0x1F80) >> 1) | (ac & 0x3F)
     })
 }
 
@@ -756,16 +748,7 @@ pub(crate) fn df17_velocity(
             down: vr_fpm < 0,
             code: (vr_fpm.unsigned_abs() / 64 + 1).min(511) as u16,
         },
-        gnss_baro_diff: match gnss_baro_ft {
-            Some(d) => AltitudeDifference {
-                below: d < 0,
-                code: (d.unsigned_abs() / 25 + 1).min(127) as u8,
-            },
-            None => AltitudeDifference {
-                below: false,
-                code: 0,
-            },
-        },
+        gnss_baro_diff: AltitudeDifference::from_ft(gnss_baro_ft),
     };
     let me = AdsbRepr::AirborneVelocity(v).to_bytes();
     emit(&Repr::ExtendedSquitter {

@@ -97,8 +97,8 @@ fn test_emit_vectors() {
     let pos = df17_position(0xA2C1BD, 23_650, CprFrame::airborne(false, 87769, 71577));
     assert_eq!(hex(&pos), "8DA2C1BD587BA2ADB31799CB802B");
     // vectors.md: altitudes −325 and 5000 ft (AC12 code).
-    assert_eq!(ac12_of_feet(-325), 0x03B);
-    assert_eq!(ac12_of_feet(5000), 0x1F0);
+    assert_eq!(encode_ac12(-325), 0x03B);
+    assert_eq!(encode_ac12(5000), 0x1F0);
 }
 
 #[test]
