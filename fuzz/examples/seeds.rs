@@ -882,6 +882,7 @@ fn all_seeds() -> Vec<(String, String, Vec<u8>)> {
         add("uat_demod", &name, b);
     }
     add("uat_uplink", "fisb-text", uat_uplink_seed());
+    add("uat_uplink", "fisb-nexrad", uat_nexrad_seed());
     // RS(4, 2) with one error; RS(7, 1) with two errors and two erasures.
     add(
         "uat_rs",
@@ -930,6 +931,42 @@ fn uat_uplink_seed() -> Vec<u8> {
     b[at] = 1;
     b[at + 1] = (1 << 7) | 14;
     b[at + 2..at + 5].copy_from_slice(&[0xAA, 0xBB, 0xCC]);
+    b
+}
+
+/// An uplink with two NEXRAD regional frames (core's FIS-B writers): a
+/// run-length block with an echo and an empty-block bitmap.
+fn uat_nexrad_seed() -> Vec<u8> {
+    use airwaves_core::modes::cpr::Position;
+    use airwaves_core::uat::fisb::nexrad::{Block, BlockHeader, EmptyBlocks, Scale};
+    use airwaves_core::uat::fisb::{NEXRAD_REGIONAL, write_info_frame};
+    use airwaves_core::uat::uplink::{self, ProductTime};
+    let mut b = vec![0u8; 432];
+    b[..8].copy_from_slice(&uplink::header(Position::new(39.5, -104.9), 17, 9));
+    let header = BlockHeader {
+        south: false,
+        scale: Scale::X1,
+        number: 32_040,
+    };
+    let mut bins = [0u8; 128];
+    bins[20..60].fill(4);
+    bins[30..40].fill(7);
+    let mut payload = [0u8; 160];
+    let time = ProductTime {
+        month_day: None,
+        hours: 17,
+        minutes: 55,
+        seconds: None,
+    };
+    let mut at = 8;
+    let n = Block { header, bins }.emit(&mut payload).expect("block fits");
+    at += write_info_frame(NEXRAD_REGIONAL, time, &payload[..n], &mut b[at..]).expect("frame fits");
+    let empty = EmptyBlocks {
+        header,
+        offsets: 0b1011_0110,
+    };
+    let n = empty.emit(&mut payload).expect("bitmap fits");
+    write_info_frame(NEXRAD_REGIONAL, time, &payload[..n], &mut b[at..]).expect("frame fits");
     b
 }
 

@@ -2,12 +2,18 @@
 //! information frames, FIS-B APDU headers and DLAC text never panic; the
 //! frames tile the application data (each within it, in order), APDU
 //! times are in their fields' ranges, and DLAC output stays within its
-//! buffer and the alphabet (tabs as spaces).
+//! buffer and the alphabet (tabs as spaces). Every APDU also goes
+//! through the FIS-B products (`uat::fisb`): NEXRAD payloads that parse
+//! have geometry within the globe and emit back to the bytes they were
+//! read from (up to trailing bytes), and text records split without
+//! panicking, each a trimmed part of the decoded text.
 //!
 //! Input layout: the uplink message's data bytes (432 expected; any
 //! length is accepted).
 #![no_main]
 
+use airwaves_core::uat::fisb::nexrad::NexradPayload;
+use airwaves_core::uat::fisb::{self, Product, text};
 use airwaves_core::uat::uplink::{Apdu, Uplink, dlac};
 use libfuzzer_sys::fuzz_target;
 
@@ -42,5 +48,33 @@ fuzz_target!(|data: &[u8]| {
                 .iter()
                 .all(|c| c == &b' ' || dlac::ALPHABET.contains(c))
         );
+        match fisb::classify(&a) {
+            Ok(Product::Nexrad { payload, .. }) => check_nexrad(&payload, a.payload),
+            Ok(Product::Text(_)) => {
+                for r in text::records(&out[..n]) {
+                    assert!(!r.text.is_empty() && r.text.trim() == r.text);
+                    assert!(r.text.starts_with(r.kind));
+                }
+            }
+            _ => {}
+        }
     }
 });
+
+/// A parsed NEXRAD payload lies on the globe and re-emits to its bytes.
+fn check_nexrad(p: &NexradPayload, bytes: &[u8]) {
+    let h = p.header();
+    if let Some(g) = h.geometry() {
+        assert!((-90.0..=90.0).contains(&g.north_deg), "{g:?}");
+        assert!((-180.0..180.0).contains(&g.west_deg), "{g:?}");
+        assert!(g.height_deg > 0.0 && g.width_deg > 0.0);
+    }
+    let mut out = [0u8; 160];
+    let n = p.emit(&mut out).expect("a parsed payload emits");
+    let back = NexradPayload::parse(&out[..n]).expect("emitted bytes parse");
+    assert_eq!(&back, p);
+    if matches!(p, NexradPayload::Block(_)) {
+        // Shortest runs: never longer than what was read.
+        assert!(n <= bytes.len());
+    }
+}

@@ -145,6 +145,12 @@ fn nonsense_numbers_and_unbounded_sizes_are_refused_at_once() {
     let cases: &[(&[&str], &str)] = &[
         // UAT needs two samples per bit.
         (&["uat", "--ifile", cu8, "--rate", "2400000"], "2083334"),
+        // A second receiver named by nothing.
+        (
+            &["adsb", "--ifile", cu8, "--uat-device", "file:"],
+            "the file missing",
+        ),
+        (&["adsb", "--ifile", cu8, "--uat-gain", "loud"], "loud"),
         // Sizes that would abort on allocation: refused, with the bound.
         (
             &[

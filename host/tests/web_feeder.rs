@@ -221,6 +221,39 @@ fn test_map_of_a_running_demo_feeder() {
     let mlat_markers = hexes(&dom, "g", "mlat");
     assert_eq!(mlat_markers, ["a835af"], "MLAT markers");
     let gs = elements(&dom, "g");
+    // The demo's 978 MHz sky through the UAT demodulator: its aircraft
+    // are marked as heard on UAT, the FIS-B radar image is drawn, the
+    // weather panel lists the METARs and the TAF.
+    let uat_listed: BTreeSet<String> = {
+        let v: Value = serde_json::from_slice(&feeder.get("/data/aircraft.json")).unwrap();
+        v["aircraft"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["links"] == serde_json::json!(["uat"]))
+            .map(|a| a["hex"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let uat_markers: BTreeSet<String> = hexes(&dom, "g", "uat").into_iter().collect();
+    assert!(uat_markers.len() >= 6, "UAT markers {uat_markers:?}");
+    assert!(uat_listed.len() >= 6, "UAT aircraft {uat_listed:?}");
+    let nexrad = gs
+        .iter()
+        .find(|e| e.attr("id") == Some("layer-nexrad"))
+        .expect("the radar layer");
+    let blocks: usize = nexrad.attr("data-blocks").unwrap().parse().unwrap();
+    assert!(blocks >= 3, "{blocks} radar blocks drawn");
+    assert_eq!(nexrad.attr("data-product"), Some("regional"));
+    let weather = elements(&dom, "div")
+        .into_iter()
+        .find(|e| e.attr("id") == Some("weather"))
+        .expect("the weather panel");
+    let reports: usize = weather.attr("data-reports").unwrap().parse().unwrap();
+    assert_eq!(reports, 4, "METARs of 3 stations and a TAF");
+    println!(
+        "UAT: {} markers, {blocks} radar blocks, {reports} weather reports",
+        uat_markers.len()
+    );
     assert!(gs.iter().any(|e| e.attr("id") == Some("receiver")));
 
     let png = Path::new(env!("CARGO_TARGET_TMPDIR")).join("web_map-demo-feeder.png");

@@ -7,7 +7,11 @@
 // (only when receiver.json names an XYZ template with {z}/{x}/{y} and
 // optionally {s}), graticule, range rings, the range outline
 // (`data/outline.json`, readsb's shape, reloaded every minute; the `range`
-// button toggles it), trails, receiver and aircraft.
+// button toggles it), the NEXRAD radar image, trails, receiver and aircraft.
+// `data/fisb.json` (airwaves' own: what the UAT receiver heard of the FIS-B
+// uplink; reloaded every 10 s, never in replay) gives the radar image (the
+// `radar` button toggles it) and the weather panel's METARs and TAFs; when
+// it is missing (404: an older receiver, no UAT) the map goes on without.
 // Elements are created once per aircraft (keyed by ICAO hex) and updated in
 // place; aircraft that leave the JSON are removed.
 'use strict';
@@ -36,6 +40,23 @@
     [20000, 160], [30000, 220], [40000, 290]];
   const GROUND_COLOUR = '#8d949e';
   const UNKNOWN_ALT_COLOUR = '#d8dde4';
+  // FIS-B (data/fisb.json): reloaded this often; after a failure (404 from
+  // a receiver without UAT) tried again after the longer wait.
+  const FISB_EVERY_MS = 10000;
+  const FISB_RETRY_MS = 60000;
+  // A NEXRAD block: 32 bins west→east × 4 rows north→south, intensities
+  // '0'..'7'. 0 is no echo and 1 below 20 dBZ ("no precipitation" on CONUS):
+  // only 2 and up are drawn, in the colours of style.css's .nexrad-N.
+  const NEXRAD_COLS = 32;
+  const NEXRAD_ROWS = 4;
+  const NEXRAD_MIN_LEVEL = 2;
+  // The radar rects are in pixels at zoom 10 from the image's corner; a
+  // transform places them, so that panning and zooming move one <g>.
+  const NEXRAD_LOCAL_SCALE = TILE_PX * 1024;
+  const NEXRAD_STALE_S = 1200; // the caption is marked when the image is older
+  const WX_MAX_LOCATIONS = 250; // the weather panel lists the newest this many
+  // The weather panel lists a location's observations, then its forecasts, then the rest.
+  const WX_KIND_RANK = { METAR: 0, SPECI: 0, TAF: 1, 'TAF.AMD': 1 };
 
   // ---- DOM --------------------------------------------------------------
   const byId = (id) => document.getElementById(id);
@@ -45,6 +66,7 @@
     tiles: byId('layer-tiles'),
     basemap: byId('layer-basemap'),
     graticule: byId('layer-graticule'),
+    nexrad: byId('layer-nexrad'),
     rings: byId('layer-rings'),
     outline: byId('layer-outline'),
     trails: byId('layer-trails'),
@@ -64,6 +86,12 @@
     follow: byId('follow'),
     labels: byId('labels'),
     outline: byId('outline'),
+    radar: byId('radar'),
+    radarAge: byId('radar-age'),
+    radarKey: byId('radar-key'),
+    weather: byId('weather'),
+    weatherToggle: byId('weather-toggle'),
+    weatherList: byId('weather-list'),
     empty: byId('table-empty'),
     attribution: byId('attribution'),
   };
@@ -421,6 +449,216 @@
     const [sx, sy] = toScreen(mercX(receiver.lon), mercY(receiver.lat));
     mark.setAttribute('transform', `translate(${sx.toFixed(1)} ${sy.toFixed(1)})`);
   }
+
+  // ---- FIS-B: the NEXRAD radar layer and the weather panel ----------------
+  /**
+   * data/fisb.json as last loaded: `nexrad` the image drawn (regional when
+   * there is one, else CONUS) or null, `reports` the text reports in panel
+   * order; `seenAt` values are Unix seconds on this browser's clock.
+   */
+  let fisb = null;
+  let showRadar = true;
+
+  const str = (v) => (typeof v === 'string' ? v : '');
+
+  /** A block as fisb.json gives it, or null when it is not one. */
+  function nexradBlock(b) {
+    if (!b || typeof b !== 'object') return null;
+    const { n, w, h, wd, bins } = b;
+    if (!isNum(n) || !isNum(w) || !isNum(h) || !isNum(wd)) return null;
+    if (h <= 0 || h > 10 || wd <= 0 || wd > 30 || n > 90 || n - h < -90 || Math.abs(w) > 360) return null;
+    if (typeof bins !== 'string' || !/^[0-7]{128}$/.test(bins)) return null;
+    return { n, w, h, wd, bins };
+  }
+
+  /** The image to draw from fisb.json's `nexrad`: every regional image, or else every CONUS one (with a valid block). */
+  function parseNexrad(list, nowS) {
+    if (!Array.isArray(list)) return null;
+    const images = list.filter((im) => im && typeof im === 'object' && Array.isArray(im.blocks)).map((im) => ({
+      product: str(im.product).toLowerCase(),
+      age: isNum(im.age) && im.age >= 0 ? im.age : 0,
+      time: /^\d{2}:\d{2}$/.test(str(im.time)) ? im.time : '',
+      blocks: im.blocks.map(nexradBlock).filter((b) => b !== null),
+    })).filter((im) => im.blocks.length > 0);
+    const product = ['regional', 'conus'].find((p) => images.some((im) => im.product === p));
+    if (!product) return null;
+    const blocks = [];
+    let newest = null;
+    for (const im of images) {
+      if (im.product !== product) continue;
+      if (!newest || im.age < newest.age) newest = im;
+      blocks.push(...im.blocks);
+    }
+    const key = `${product}|${newest.time}|` + blocks.map((b) => `${b.n},${b.w},${b.h},${b.wd},${b.bins}`).join(';');
+    return { product, time: newest.time, seenAt: nowS - newest.age, blocks, key };
+  }
+
+  /** fisb.json's `text`: grouped by location, the newest group first; in a group METAR/SPECI, then TAF, then the rest, newest first. */
+  function parseReports(list, nowS) {
+    if (!Array.isArray(list)) return [];
+    const groups = new Map();
+    for (const r of list) {
+      if (!r || typeof r !== 'object' || str(r.text).trim() === '') continue;
+      const report = {
+        kind: str(r.kind).trim() || 'report',
+        location: str(r.location).trim() || '—',
+        time: str(r.time),
+        text: r.text.trim(),
+        seenAt: nowS - (isNum(r.age) && r.age >= 0 ? r.age : 0),
+      };
+      let g = groups.get(report.location);
+      if (!g) { g = { location: report.location, newest: -Infinity, reports: [] }; groups.set(report.location, g); }
+      g.reports.push(report);
+      g.newest = Math.max(g.newest, report.seenAt);
+    }
+    const rank = (k) => WX_KIND_RANK[k.toUpperCase()] ?? 2;
+    const sorted = [...groups.values()].sort((a, b) => b.newest - a.newest || a.location.localeCompare(b.location));
+    for (const g of sorted) g.reports.sort((a, b) => rank(a.kind) - rank(b.kind) || b.seenAt - a.seenAt || a.kind.localeCompare(b.kind));
+    return sorted;
+  }
+
+  /** "12 s ago", "4 min ago", "2 h 5 min ago". */
+  function fmtAgo(s) {
+    s = Math.max(0, s);
+    if (s < 60) return `${Math.floor(s)} s ago`;
+    if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    return h >= 24 ? `${Math.floor(h / 24)} d ago` : `${h} h${m ? ` ${m} min` : ''} ago`;
+  }
+
+  /**
+   * The radar layer: one <rect> per run of equal intensity (2 and up) in a
+   * bin row, in local units inside one <g>; rebuilt only when the image
+   * changes, and moved by its transform when the view does.
+   */
+  let nexradKey = null; // key of the image drawn, or null
+  let nexradImage = null; // its <g>
+  let nexradOrigin = [0, 0]; // Mercator position of the local origin
+  let nexradVersion = -1; // viewVersion the transform is for
+  function renderNexrad() {
+    const g = layers.nexrad;
+    const img = showRadar && fisb ? fisb.nexrad : null;
+    const key = img ? img.key : null;
+    if (key !== nexradKey) {
+      nexradKey = key;
+      nexradVersion = -1;
+      nexradImage = null;
+      g.replaceChildren();
+      let rects = 0;
+      if (img) {
+        const L = NEXRAD_LOCAL_SCALE;
+        const q = (v) => Math.round(v * 1000) / 1000; // shared edges round alike: no seams
+        const ox = mercX(img.blocks[0].w);
+        const oy = mercY(img.blocks[0].n);
+        nexradOrigin = [ox, oy];
+        const image = svgEl('g', { class: 'nexrad-image' });
+        for (const b of img.blocks) {
+          let x0 = mercX(b.w);
+          x0 += Math.round(ox - x0); // the side of the antimeridian nearest the first block
+          const dx = b.wd / 360 / NEXRAD_COLS;
+          for (let r = 0; r < NEXRAD_ROWS; r++) {
+            const top = q((mercY(b.n - r * b.h / NEXRAD_ROWS) - oy) * L);
+            const bottom = q((mercY(b.n - (r + 1) * b.h / NEXRAD_ROWS) - oy) * L);
+            for (let c = 0; c < NEXRAD_COLS;) {
+              const v = b.bins.charCodeAt(r * NEXRAD_COLS + c) - 48;
+              let e = c + 1;
+              while (e < NEXRAD_COLS && b.bins.charCodeAt(r * NEXRAD_COLS + e) - 48 === v) e++;
+              if (v >= NEXRAD_MIN_LEVEL) {
+                const left = q((x0 + c * dx - ox) * L);
+                const right = q((x0 + e * dx - ox) * L);
+                svgEl('rect', {
+                  x: left, y: top, width: q(right - left), height: q(bottom - top), class: `nexrad-${v}`,
+                }, image);
+                rects++;
+              }
+              c = e;
+            }
+          }
+        }
+        g.appendChild(image);
+        nexradImage = image;
+      }
+      g.setAttribute('data-blocks', String(img ? img.blocks.length : 0));
+      g.setAttribute('data-rects', String(rects));
+      g.setAttribute('data-product', img ? img.product : '');
+      g.setAttribute('data-time', img ? img.time : '');
+    }
+    if (nexradImage && nexradVersion !== viewVersion) {
+      nexradVersion = viewVersion;
+      const [tx, ty] = toScreen(nexradOrigin[0], nexradOrigin[1]);
+      const k = scale() / NEXRAD_LOCAL_SCALE;
+      nexradImage.setAttribute('transform', `translate(${tx.toFixed(2)} ${ty.toFixed(2)}) scale(${k.toPrecision(6)})`);
+    }
+  }
+
+  /** The caption under the map ("NEXRAD regional 17:55Z · 12 s ago") and the legend's radar key. */
+  function renderRadarCaption() {
+    const img = showRadar && fisb ? fisb.nexrad : null;
+    ui.radarAge.hidden = !img;
+    ui.radarKey.hidden = !img;
+    if (!img) return;
+    const age = Date.now() / 1000 - img.seenAt;
+    const text = `NEXRAD ${img.product}${img.time ? ` ${img.time}Z` : ''} · ${fmtAgo(age)}`;
+    if (ui.radarAge.textContent !== text) ui.radarAge.textContent = text;
+    ui.radarAge.classList.toggle('stale', age > NEXRAD_STALE_S);
+  }
+
+  /** The weather panel: shown while fisb.json has text reports; rebuilt only when they change. */
+  let weatherKey = null;
+  let weatherAges = []; // [element, report] of the ages shown
+  function renderWeather() {
+    const groups = fisb ? fisb.reports : [];
+    const count = groups.reduce((n, g) => n + g.reports.length, 0);
+    ui.weather.hidden = replay !== null || count === 0;
+    ui.weather.dataset.reports = String(count);
+    ui.weather.dataset.locations = String(groups.length);
+    const title = `Weather (${count})`;
+    if (ui.weatherToggle.textContent !== title) ui.weatherToggle.textContent = title;
+    const shown = groups.slice(0, WX_MAX_LOCATIONS);
+    const stations = fisb ? fisb.stations : 0;
+    const key = `${stations}|${groups.length}\n` +
+      shown.map((g) => g.reports.map((r) => `${r.kind}|${r.location}|${r.time}|${r.text}`).join('\n')).join('\n\n');
+    const reports = shown.flatMap((g) => g.reports);
+    if (key !== weatherKey) {
+      weatherKey = key;
+      const more = groups.length - shown.length;
+      ui.weatherList.innerHTML = shown.map((g) =>
+        `<section class="wx-station" data-location="${escapeHtml(g.location)}">` +
+        `<h3 class="wx-location">${escapeHtml(g.location)}</h3>` +
+        g.reports.map((r) =>
+          `<div class="wx-report" data-kind="${escapeHtml(r.kind)}" data-location="${escapeHtml(r.location)}">` +
+          `<div class="wx-meta"><b>${escapeHtml(r.kind)}</b><span class="wx-age"></span></div>` +
+          `<pre class="wx-text">${escapeHtml(r.text)}</pre></div>`).join('') +
+        '</section>').join('') +
+        (more > 0 ? `<p class="wx-more">${more} more locations not listed</p>` : '') +
+        (stations > 0 ? `<p class="wx-more">from ${stations} FIS-B ground station${stations === 1 ? '' : 's'}</p>` : '');
+      weatherAges = [...ui.weatherList.querySelectorAll('.wx-age')].map((el, i) => [el, reports[i]]);
+    } else {
+      // The same reports: only their ages (from the new document) change.
+      weatherAges.forEach((pair, i) => { pair[1] = reports[i]; });
+    }
+    renderWeatherAges();
+  }
+  function renderWeatherAges() {
+    const now = Date.now() / 1000;
+    for (const [el, r] of weatherAges) {
+      const text = fmtAgo(now - r.seenAt);
+      if (el.textContent !== text) el.textContent = text;
+    }
+  }
+  ui.weatherToggle.addEventListener('click', () => {
+    const open = ui.weatherToggle.getAttribute('aria-expanded') !== 'true';
+    ui.weatherToggle.setAttribute('aria-expanded', String(open));
+    ui.weatherList.hidden = !open;
+    ui.weather.classList.toggle('open', open);
+  });
+  ui.radar.addEventListener('click', () => {
+    showRadar = !showRadar;
+    ui.radar.setAttribute('aria-pressed', String(showRadar));
+    renderNexrad();
+    renderRadarCaption();
+  });
 
   // ---- aircraft markers and trails --------------------------------------
   function markerScale(category) {
@@ -843,6 +1081,7 @@
       renderTiles();
       renderBasemap();
       renderGraticule();
+      renderNexrad();
       renderRings();
       renderOutline();
       renderReceiver();
@@ -1011,6 +1250,30 @@
     }
   }
 
+  /** When data/fisb.json is next due (Date.now() ms). */
+  let fisbDueAt = 0;
+  async function loadFisb() {
+    fisbDueAt = Date.now() + FISB_RETRY_MS; // unless it answers
+    try {
+      const f = await fetchJson('data/fisb.json');
+      if (!f || typeof f !== 'object' || Array.isArray(f)) throw new Error('fisb.json: not an object');
+      const nowS = Date.now() / 1000;
+      fisb = {
+        nexrad: parseNexrad(f.nexrad, nowS),
+        reports: parseReports(f.text, nowS),
+        stations: Array.isArray(f.stations) ? f.stations.length : 0,
+      };
+      fisbDueAt = Date.now() + FISB_EVERY_MS;
+      ui.radar.hidden = false;
+      renderNexrad();
+      renderRadarCaption();
+      renderWeather();
+    } catch (e) {
+      // No FIS-B (an older receiver, no UAT) or a bad document: the map goes
+      // on with what it had, or without the layer and the panel.
+    }
+  }
+
   function applyAircraft(json) {
     const list = Array.isArray(json.aircraft) ? json.aircraft : [];
     const seen = new Set();
@@ -1070,6 +1333,7 @@
       applyAircraft(json);
       setStatus(true, '');
       if (receiver && Date.now() - outlineLoadedAt >= OUTLINE_EVERY_MS) loadOutline();
+      if (Date.now() >= fisbDueAt) loadFisb();
     } catch (e) {
       setStatus(false, String(e && e.message ? e.message : e));
     } finally {
@@ -1244,8 +1508,16 @@
   renderView();
   sortRows();
   loadBasemap();
-  if (replay) replayStart(); else poll();
+  if (replay) {
+    ui.radar.hidden = true; // no FIS-B in a replay: neither radar nor weather
+    ui.weather.hidden = true;
+    replayStart();
+  } else {
+    poll();
+    // The ages of the radar image and the reports count on between loads.
+    setInterval(() => { if (fisb) { renderRadarCaption(); renderWeatherAges(); } }, 1000);
+  }
   // Read-only view of the state, for the browser console and for the
   // interaction test in host/tests/web_map.rs.
-  window.airwaves = { view, planes, apply: applyAircraft, get lastUpdate() { return lastNow; } };
+  window.airwaves = { view, planes, apply: applyAircraft, get lastUpdate() { return lastNow; }, get fisb() { return fisb; } };
 })();

@@ -11,6 +11,7 @@ use super::state::{StateDir, write_atomic};
 use crate::autogain::control::{LoopConfig, LoopState, Measurement};
 use crate::cli::{Gain, LocationArgs, TuningArgs, parse_gain_arg, parse_hz, parse_seconds};
 use crate::demo::frontend::{FrontEnd, MAX_GAIN_TENTHS};
+use crate::demo::uat::{UatSky, UatSkyConfig};
 use crate::demo::{DemoConfig, DemoSky, PacedSky, SkyKind};
 use crate::error::{AdsbError, CommandError};
 use crate::feed::aircraft_db::AircraftDb;
@@ -29,6 +30,7 @@ use crate::ring::{self, Consumer};
 use crate::source::{CHUNK, Source, SourceArgs, SourceError, Tuning};
 use crate::uat::{
     self,
+    fisb::FisbStore,
     input::{UatEvent, UatInput},
 };
 use airwaves_core::modes::cpr::Position;
@@ -87,6 +89,12 @@ pub struct AdsbArgs {
     /// stats.json) is signal time.
     #[arg(long, default_value = "1", requires = "demo", value_parser = parse_speed, value_name = "N|max")]
     pub demo_speed: f64,
+    /// UAT aircraft in the simulated 978 MHz sky (with a FIS-B ground
+    /// station: radar and METARs), decoded as a second receiver would
+    /// (0: none). Only at --demo-speed 1 or less: rendered faster, the
+    /// second sky would take a core of its own.
+    #[arg(long, default_value_t = 12, requires = "demo")]
+    pub demo_uat_aircraft: usize,
     /// Sample rate, Hz: 2.4M (default) or 2.0M.
     #[arg(long, default_value = "2.4M", value_parser = parse_hz)]
     pub rate: u64,
@@ -429,20 +437,11 @@ fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread
         )
     };
     // A second dongle that cannot be opened is reported; 1090 MHz goes on.
-    let uat = args.uat_device.as_ref().and_then(|a| {
-        match uat::input::spawn(a, args.uat_gain, settings.start_unix_ms) {
-            Ok(u) => {
-                if !args.quiet {
-                    eprintln!("airwaves adsb: UAT receiver: {}", u.description);
-                }
-                Some(u)
-            }
-            Err(e) => {
-                eprintln!("airwaves adsb: UAT receiver: {e}; continuing without it");
-                None
-            }
-        }
-    });
+    let uat = if args.demo && args.uat_device.is_none() {
+        demo_uat(args, settings)
+    } else {
+        open_uat(args, settings)
+    };
     Ok(InputThread {
         consumer,
         shared,
@@ -450,6 +449,56 @@ fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread
         gain_settable,
         uat,
     })
+}
+
+/// The demo's UAT sky ([`UatSky`]) at the demo's speed, as a second
+/// receiver; none faster than real time (2 MS/s more to render and
+/// demodulate N times over would take a core) or with
+/// `--demo-uat-aircraft 0`.
+fn demo_uat(args: &AdsbArgs, settings: &Settings) -> Option<UatInput> {
+    if args.demo_uat_aircraft == 0 || args.demo_speed > 1.0 {
+        return None;
+    }
+    let sky = UatSky::new(UatSkyConfig {
+        receiver: settings.receiver.unwrap_or(DemoConfig::default().receiver),
+        aircraft: args.demo_uat_aircraft,
+        seed: args.demo_seed,
+        start_unix_ms: settings.start_unix_ms,
+    });
+    let paced = PacedSky::new(sky, airwaves_core::uat::SAMPLE_RATE * args.demo_speed);
+    let description = format!(
+        "simulated 978 MHz sky, {} UAT aircraft",
+        args.demo_uat_aircraft
+    );
+    announce_uat(
+        uat::input::spawn_source(paced, description, settings.start_unix_ms),
+        args.quiet,
+    )
+}
+
+/// `--uat-device`, if given.
+fn open_uat(args: &AdsbArgs, settings: &Settings) -> Option<UatInput> {
+    let a = args.uat_device.as_ref()?;
+    announce_uat(
+        uat::input::spawn(a, args.uat_gain, settings.start_unix_ms),
+        args.quiet,
+    )
+}
+
+/// Say which UAT receiver runs, or why none does (the feeder goes on).
+fn announce_uat<E: std::fmt::Display>(r: Result<UatInput, E>, quiet: bool) -> Option<UatInput> {
+    match r {
+        Ok(u) => {
+            if !quiet {
+                eprintln!("airwaves adsb: UAT receiver: {}", u.description);
+            }
+            Some(u)
+        }
+        Err(e) => {
+            eprintln!("airwaves adsb: UAT receiver: {e}; continuing without it");
+            None
+        }
+    }
 }
 
 /// Step three: the decode loop and what it keeps between turns.
@@ -567,6 +616,7 @@ impl<'a> Feeder<'a> {
             series_json: Default::default(),
             last_sample: None,
             positions: Arc::new(Mutex::new(History::in_memory())),
+            fisb: FisbStore::new(),
         };
         // Valid (empty) documents from the first request on.
         outputs
@@ -785,7 +835,10 @@ impl<'a> Feeder<'a> {
                             pipeline.process_uat(&r, m.rssi_dbfs, t_ms);
                         }
                     }
-                    Link::Uplink => pipeline.count_uat_uplink(),
+                    Link::Uplink => {
+                        pipeline.count_uat_uplink();
+                        self.ticker.fisb.add_uplink(m.bytes(), t_ms);
+                    }
                 },
                 UatEvent::Failed(e) => ended = Some(Some(e)),
                 UatEvent::Ended => ended = Some(None),
@@ -888,6 +941,8 @@ struct Ticker {
     last_sample: Option<(Counters, u64, Instant)>,
     /// Positions for the replay (shared with the site).
     positions: Arc<Mutex<History>>,
+    /// FIS-B from the UAT uplink (`--uat-device`, `--demo`).
+    fisb: FisbStore,
 }
 
 /// Load `--db-file`; a file that cannot be used is reported and the
@@ -964,7 +1019,10 @@ impl Ticker {
             Some(outline) => outline.write_json(now, &mut o),
             None => o.push_str(EMPTY_OUTLINE),
         }
+        let mut f = String::new();
+        self.fisb.write_json(now, &mut f);
         Snapshot {
+            fisb: Arc::from(f.into_bytes()),
             aircraft: Arc::from(a.into_bytes()),
             receiver: self.receiver_json.clone(),
             stats: Arc::from(s.into_bytes()),

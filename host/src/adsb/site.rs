@@ -8,6 +8,7 @@
 //! | `/data/receiver.json` (also `/receiver.json`) | `receiver.json` |
 //! | `/data/stats.json` (also `/stats.json`) | `stats.json` |
 //! | `/data/outline.json` (also `/outline.json`) | readsb's range outline ([`crate::feed::outline`]) |
+//! | `/data/fisb.json` | FIS-B from the UAT uplink: stations, NEXRAD, text reports ([`crate::uat::fisb`]) |
 //! | `/data/history/hour.json`, `day.json`, `week.json` | the graphs' time series ([`crate::feed::series`]) |
 //! | `/graphs` | the graphs page |
 //! | `/data/replay/index.json` | the replay's chunks: `{"now":S,"chunk_s":600,"keep_s":86400,"chunks":[{"start":S,"points":N},…]}` |
@@ -38,6 +39,8 @@ pub struct Snapshot {
     pub outline: Arc<[u8]>,
     /// The graphs' series: hour, day, week.
     pub series: [Arc<[u8]>; 3],
+    /// `fisb.json`: the UAT uplink's weather ([`crate::uat::fisb`]).
+    pub fisb: Arc<[u8]>,
 }
 
 /// The feeder's [`Site`].
@@ -120,6 +123,7 @@ impl Site for FeederSite {
             "/data/receiver.json" | "/receiver.json" => json(self.current().receiver),
             "/data/stats.json" | "/stats.json" => json(self.current().stats),
             "/data/outline.json" | "/outline.json" => json(self.current().outline),
+            "/data/fisb.json" => json(self.current().fisb),
             "/data/history/hour.json" => json(self.current().series[0].clone()),
             "/data/history/day.json" => json(self.current().series[1].clone()),
             "/data/history/week.json" => json(self.current().series[2].clone()),

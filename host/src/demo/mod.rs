@@ -45,10 +45,11 @@ mod paced;
 pub mod render;
 pub mod sky;
 pub mod transponder;
+pub mod uat;
 
 use std::fmt;
 
-pub use paced::{BLOCK as PACED_BLOCK, PacedSky};
+pub use paced::{BLOCK as PACED_BLOCK, PacedSky, Render};
 
 use airwaves_core::modes::adsb::{Callsign, Category};
 use airwaves_core::modes::cpr::Position;

@@ -1,5 +1,6 @@
 //! The simulated sky as a live source: [`PacedSky`] renders it at its
-//! sample rate, as a dongle would deliver it.
+//! sample rate, as a dongle would deliver it (the 1090 MHz [`DemoSky`],
+//! or the 978 MHz [`UatSky`](super::uat::UatSky)).
 
 use super::DemoSky;
 use crate::source::{SampleSource, SourceError};
@@ -9,13 +10,41 @@ use std::time::{Duration, Instant};
 /// frames reach the map promptly.
 pub const BLOCK: usize = 131_072;
 
-/// A [`DemoSky`] paced at real time (or `speed` times it): each read
+/// A sky that renders `cu8` on demand.
+pub trait Render: Send {
+    /// Whether it has a front end whose gain can be set.
+    const GAIN: bool = false;
+
+    /// Write the next `out.len() / 2` samples.
+    fn fill(&mut self, out: &mut [u8]);
+
+    /// Set the tuner gain the sky's front end applies, tenths of a dB;
+    /// `false` if it has none.
+    fn set_gain(&mut self, _tenths: i32) -> bool {
+        false
+    }
+}
+
+impl Render for DemoSky {
+    const GAIN: bool = true;
+
+    fn fill(&mut self, out: &mut [u8]) {
+        DemoSky::fill(self, out);
+    }
+
+    fn set_gain(&mut self, tenths: i32) -> bool {
+        DemoSky::set_gain(self, crate::rtl::r82xx::Gain::Manual(tenths));
+        true
+    }
+}
+
+/// A [`DemoSky`] (or another [`Render`]) paced at real time (or `speed` times it): each read
 /// renders at most [`BLOCK`](crate::demo::PACED_BLOCK) bytes, once the
 /// samples before them are due. It never ends. Its tuner gain is set with
 /// [`SampleSource::set_gain`], as a dongle's would be.
 #[derive(Debug)]
-pub struct PacedSky {
-    sky: Box<DemoSky>,
+pub struct PacedSky<S: Render = DemoSky> {
+    sky: Box<S>,
     /// Samples per second of wall time (the rate × the speed; infinite:
     /// as fast as it renders).
     rate: f64,
@@ -25,10 +54,10 @@ pub struct PacedSky {
     samples: u64,
 }
 
-impl PacedSky {
+impl<S: Render> PacedSky<S> {
     /// Pace `sky` at `rate` samples per second (`f64::INFINITY`: no
     /// pacing).
-    pub fn new(sky: DemoSky, rate: f64) -> PacedSky {
+    pub fn new(sky: S, rate: f64) -> PacedSky<S> {
         PacedSky {
             sky: Box::new(sky),
             rate,
@@ -38,7 +67,7 @@ impl PacedSky {
     }
 }
 
-impl SampleSource for PacedSky {
+impl<S: Render + std::fmt::Debug> SampleSource for PacedSky<S> {
     type Error = SourceError;
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, SourceError> {
@@ -56,12 +85,11 @@ impl SampleSource for PacedSky {
     }
 
     fn set_gain(&mut self, tenths: i32) -> Result<bool, SourceError> {
-        self.sky.set_gain(crate::rtl::r82xx::Gain::Manual(tenths));
-        Ok(true)
+        Ok(self.sky.set_gain(tenths))
     }
 
     fn can_set_gain(&self) -> bool {
-        true
+        S::GAIN
     }
 }
 

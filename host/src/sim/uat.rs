@@ -49,6 +49,7 @@ use airwaves_core::uat::adsb::{
     Motion, StateVector,
 };
 use airwaves_core::uat::modulate::{Burst, Modulator};
+use airwaves_core::uat::uplink;
 use airwaves_core::uat::{SAMPLE_RATE, SYNC_BITS, UPLINK_DATA};
 
 use super::scene::{RECEIVER_CUTOFF_HZ, complex_normal};
@@ -111,19 +112,158 @@ const CHUNK: usize = 1 << 16;
 
 /// One transmission.
 #[derive(Debug, Clone)]
-struct Event {
-    start: f64,
-    end: f64,
-    data: Vec<u8>,
-    amplitude: f32,
-    snr_db: f64,
-    carrier_hz: f64,
-    phase: f64,
-    overlapped: bool,
+pub(crate) struct Event {
+    /// First sample (absolute, fractional).
+    pub start: f64,
+    /// Past its last sample.
+    pub end: f64,
+    /// Data bytes (18, 34 or 432).
+    pub data: Vec<u8>,
+    /// Amplitude, full scale 1.
+    pub amplitude: f32,
+    pub snr_db: f64,
+    pub carrier_hz: f64,
+    pub phase: f64,
+    pub overlapped: bool,
 }
 
-/// An aircraft of the scene.
-struct Aircraft {
+/// The receiver of a UAT scene as a stream: transmissions in, `cu8` out
+/// (see the module docs: the 31-tap receiver filter, noise after it,
+/// quantisation). Transmissions are pushed in start order, ahead of the
+/// samples that hold them.
+pub(crate) struct UatRenderer {
+    pub modulator: Modulator,
+    /// The receiver filter (one tap of 1: none).
+    taps: Vec<f32>,
+    sigma_in: f32,
+    /// Noise drawn from this table instead of the generator (the demo's
+    /// light receiver), and where in it.
+    noise_table: Option<(Vec<C32>, usize)>,
+    sigma_out: f64,
+    noise: Rng,
+    events: std::collections::VecDeque<Event>,
+    /// xin[i] is the filter input at absolute sample c0 − d + i.
+    xin: Vec<C32>,
+    y: Vec<C32>,
+    /// Samples written so far.
+    c0: u64,
+}
+
+impl UatRenderer {
+    /// Noise `noise_rms` ADC codes per component after the filter.
+    pub fn new(noise_rms: f64, seed: u64) -> Self {
+        let mut taps = vec![0f32; TAPS];
+        let cutoff = (RECEIVER_CUTOFF_HZ / (0.5 * SAMPLE_RATE)).min(1.0);
+        lowpass_f32(&mut taps, 0.5 * cutoff, kaiser_beta(60.0), 1.0);
+        Self::with_taps(taps, noise_rms, seed)
+    }
+
+    /// A cheaper receiver for the live demo (about a quarter of the
+    /// work): no receiver filter (the raised-cosine transitions already
+    /// keep the signal in band), and noise from a table of 2¹⁶ samples
+    /// read from a random place each chunk.
+    pub fn light(noise_rms: f64, seed: u64) -> Self {
+        let mut r = Self::with_taps(vec![1.0], noise_rms, seed);
+        let table = (0..1 << 16)
+            .map(|_| complex_normal(&mut r.noise, r.sigma_in))
+            .collect();
+        r.noise_table = Some((table, 0));
+        r
+    }
+
+    fn with_taps(taps: Vec<f32>, noise_rms: f64, seed: u64) -> Self {
+        let gain2: f64 = taps.iter().map(|&h| f64::from(h).powi(2)).sum();
+        let sigma_out = noise_rms / 128.0;
+        let sigma_in = (sigma_out / gain2.sqrt()) as f32;
+        let d = taps.len() / 2;
+        let mut noise = Rng::new(seed);
+        let mut xin = vec![C32::new(0.0, 0.0); CHUNK + 2 * d];
+        for x in &mut xin[..2 * d] {
+            *x = complex_normal(&mut noise, sigma_in);
+        }
+        Self {
+            modulator: Modulator::new(SAMPLE_RATE),
+            taps,
+            sigma_in,
+            noise_table: None,
+            sigma_out,
+            noise,
+            events: std::collections::VecDeque::new(),
+            xin,
+            y: vec![C32::new(0.0, 0.0); CHUNK],
+            c0: 0,
+        }
+    }
+
+    /// Complex noise power per output sample (full scale 1).
+    pub fn noise_power(&self) -> f64 {
+        2.0 * self.sigma_out * self.sigma_out
+    }
+
+    /// Samples written so far.
+    pub fn samples(&self) -> u64 {
+        self.c0
+    }
+
+    /// Add a transmission (starting at or after the last one pushed).
+    pub fn push(&mut self, e: Event) {
+        self.events.push_back(e);
+    }
+
+    /// Write the next `out.len() / 2` samples.
+    pub fn fill(&mut self, out: &mut [u8]) {
+        for chunk in out.chunks_mut(2 * CHUNK) {
+            let len = chunk.len() / 2;
+            self.fill_chunk(len);
+            Quantiser::RTL_SDR.block(&self.y[..len], &mut chunk[..2 * len]);
+        }
+    }
+
+    fn fill_chunk(&mut self, len: usize) {
+        let d = self.taps.len() / 2;
+        // Input region [r0, r1) in absolute samples of the output.
+        let r0 = self.c0 as f64 + d as f64;
+        let r1 = r0 + len as f64;
+        let region = &mut self.xin[2 * d..2 * d + len];
+        region.fill(C32::new(0.0, 0.0));
+        while self.events.front().is_some_and(|e| e.end < r0 - d as f64) {
+            self.events.pop_front();
+        }
+        for e in self.events.iter().take_while(|e| e.start - 2.0 < r1) {
+            let burst = Burst {
+                offset_hz: e.carrier_hz,
+                phase: e.phase,
+                ..Burst::new(e.start - r0, e.amplitude)
+            };
+            let _ = self.modulator.add_message(&burst, &e.data, region);
+        }
+        match &mut self.noise_table {
+            Some((table, at)) => {
+                *at = self.noise.below(table.len() as u64) as usize;
+                for (x, n) in region.iter_mut().zip(table.iter().cycle().skip(*at)) {
+                    *x += *n;
+                }
+            }
+            None => {
+                for x in region.iter_mut() {
+                    *x += complex_normal(&mut self.noise, self.sigma_in);
+                }
+            }
+        }
+        for (j, yj) in self.y[..len].iter_mut().enumerate() {
+            let mut acc = C32::new(0.0, 0.0);
+            for (h, x) in self.taps.iter().zip(&self.xin[j..]) {
+                acc += x * *h;
+            }
+            *yj = acc;
+        }
+        self.xin.copy_within(len..len + 2 * d, 0);
+        self.c0 += len as u64;
+    }
+}
+
+/// An aircraft of a scene (and of the demo's UAT sky).
+pub(crate) struct Aircraft {
     address: u32,
     start: Position,
     north_kt: i32,
@@ -137,6 +277,23 @@ struct Aircraft {
 
 impl Aircraft {
     fn random(rng: &mut Rng, i: usize, cfg: &UatSceneConfig) -> Self {
+        let denver = Position {
+            lat: 39.0,
+            lon: -104.7,
+        };
+        let carrier = (cfg.dongle_offset, cfg.carrier_sd);
+        Self::around(rng, i, denver, (1.5, 2.0), carrier)
+    }
+
+    /// Aircraft `i`, starting within `± span` degrees (lat, lon) of
+    /// `centre`, carrier offset `carrier.0 + carrier.1 · N(0, 1)` Hz.
+    pub(crate) fn around(
+        rng: &mut Rng,
+        i: usize,
+        centre: Position,
+        span: (f64, f64),
+        carrier: (f64, f64),
+    ) -> Self {
         let mut callsign = [36u8; 8];
         callsign[0] = 23; // N
         for c in callsign.iter_mut().take(6).skip(1) {
@@ -145,8 +302,8 @@ impl Aircraft {
         Self {
             address: 0xA0_0000 + (i as u32) * 97 + rng.below(90) as u32,
             start: Position {
-                lat: 39.0 + rng.range(-1.5, 1.5),
-                lon: -104.7 + rng.range(-2.0, 2.0),
+                lat: centre.lat + rng.range(-span.0, span.0),
+                lon: centre.lon + rng.range(-span.1, span.1),
             },
             north_kt: rng.range(-200.0, 200.0) as i32,
             east_kt: rng.range(-200.0, 200.0) as i32,
@@ -154,16 +311,27 @@ impl Aircraft {
             vertical_fpm: 64 * rng.range(-15.0, 15.0) as i32,
             callsign,
             basic_only: rng.uniform() < 0.3,
-            carrier_hz: cfg.dongle_offset + cfg.carrier_sd * rng.normal(),
+            carrier_hz: carrier.0 + carrier.1 * rng.normal(),
         }
     }
 
-    /// The message sent in second `k` (data bytes).
-    fn message(&self, k: u64) -> Vec<u8> {
+    /// Where the aircraft is in second `k`.
+    pub(crate) fn position(&self, k: u64) -> Position {
         let t_h = k as f64 / 3600.0;
         let lat = self.start.lat + f64::from(self.north_kt) * t_h / 60.0;
         let lon =
             self.start.lon + f64::from(self.east_kt) * t_h / 60.0 / lat.to_radians().cos().max(0.1);
+        Position { lat, lon }
+    }
+
+    /// Its carrier offset, Hz.
+    pub(crate) fn carrier_hz(&self) -> f64 {
+        self.carrier_hz
+    }
+
+    /// The message sent in second `k` (data bytes).
+    pub(crate) fn message(&self, k: u64) -> Vec<u8> {
+        let Position { lat, lon } = self.position(k);
         let payload_type = match (self.basic_only, k % 4) {
             (true, 0) => 1,
             (true, _) => 0,
@@ -249,15 +417,9 @@ pub fn generate(
     {
         return Err(bad("SNR, carrier and noise must be finite, noise positive"));
     }
-    let m = Modulator::new(SAMPLE_RATE);
-    let mut taps = [0f32; TAPS];
-    let cutoff = (RECEIVER_CUTOFF_HZ / (0.5 * SAMPLE_RATE)).min(1.0);
-    lowpass_f32(&mut taps, 0.5 * cutoff, kaiser_beta(60.0), 1.0);
-    let gain2: f64 = taps.iter().map(|&h| f64::from(h).powi(2)).sum();
-    let sigma_out = cfg.noise_rms / 128.0;
-    let sigma_in = (sigma_out / gain2.sqrt()) as f32;
-    let noise_power = 2.0 * sigma_out * sigma_out;
-    let d = TAPS / 2;
+    let mut renderer = UatRenderer::new(cfg.noise_rms, cfg.seed ^ 0x7561_745f_6e6f_6973);
+    let m = renderer.modulator;
+    let noise_power = renderer.noise_power();
 
     // Every event of the scene, in start order.
     let mut rng = Rng::new(cfg.seed);
@@ -344,49 +506,16 @@ pub fn generate(
         )?;
     }
 
-    // Render in chunks: xin[i] is the filter input at absolute sample
-    // c0 − d + i (the filter's delay d is taken back out).
-    let mut noise = Rng::new(cfg.seed ^ 0x7561_745f_6e6f_6973);
-    let mut xin = vec![C32::new(0.0, 0.0); CHUNK + 2 * d];
-    for x in &mut xin[..2 * d] {
-        *x = complex_normal(&mut noise, sigma_in);
+    for e in events {
+        renderer.push(e);
     }
-    let mut y = vec![C32::new(0.0, 0.0); CHUNK];
     let mut bytes = vec![0u8; 2 * CHUNK];
-    let mut next = 0;
-    let mut c0 = 0u64;
-    while c0 < total {
-        let len = CHUNK.min((total - c0) as usize);
-        // Input region [r0, r1) in absolute samples of the output.
-        let r0 = c0 as f64 + d as f64;
-        let r1 = r0 + len as f64;
-        let region = &mut xin[2 * d..2 * d + len];
-        region.fill(C32::new(0.0, 0.0));
-        while next < events.len() && events[next].end < r0 - d as f64 {
-            next += 1;
-        }
-        for e in events[next..].iter().take_while(|e| e.start - 2.0 < r1) {
-            let burst = Burst {
-                offset_hz: e.carrier_hz,
-                phase: e.phase,
-                ..Burst::new(e.start - r0, e.amplitude)
-            };
-            let _ = m.add_message(&burst, &e.data, region);
-        }
-        for x in region.iter_mut() {
-            *x += complex_normal(&mut noise, sigma_in);
-        }
-        for (j, yj) in y[..len].iter_mut().enumerate() {
-            let mut acc = C32::new(0.0, 0.0);
-            for (h, x) in taps.iter().zip(&xin[j..j + TAPS]) {
-                acc += x * *h;
-            }
-            *yj = acc;
-        }
-        Quantiser::RTL_SDR.block(&y[..len], &mut bytes[..2 * len]);
+    let mut done = 0u64;
+    while done < total {
+        let len = CHUNK.min((total - done) as usize);
+        renderer.fill(&mut bytes[..2 * len]);
         out.write_all(&bytes[..2 * len])?;
-        xin.copy_within(len..len + 2 * d, 0);
-        c0 += len as u64;
+        done += len as u64;
     }
     out.flush()?;
     truth.flush()?;
@@ -394,7 +523,7 @@ pub fn generate(
 }
 
 /// Bytes sent (with parity) for `data_len` data bytes.
-fn bytes_sent(data_len: usize) -> usize {
+pub(crate) fn bytes_sent(data_len: usize) -> usize {
     use airwaves_core::uat::{BASIC_BYTES, BASIC_DATA, LONG_BYTES, LONG_DATA, UPLINK_BYTES};
     match data_len {
         BASIC_DATA => BASIC_BYTES,
@@ -408,19 +537,15 @@ fn bytes_sent(data_len: usize) -> usize {
 /// and random application data.
 fn uplink_data(rng: &mut Rng, slot: u8) -> Vec<u8> {
     let mut data: Vec<u8> = (0..UPLINK_DATA).map(|_| rng.below(256) as u8).collect();
-    let lat = (39.5f64 * 8_388_608.0 / 180.0) as u32;
-    let lon = ((360.0 - 104.9f64) * 16_777_216.0 / 360.0) as u32;
-    // Latitude 23 bits, longitude 24 bits, position valid, then UTC
-    // coupled, reserved, application data valid, slot ID (5 bits), TIS-B
-    // site ID (4), reserved (4).
-    let hdr: u64 = (u64::from(lat) << 41)
-        | (u64::from(lon) << 17)
-        | (1 << 16)
-        | (1 << 15)
-        | (1 << 13)
-        | (u64::from(slot & 31) << 8)
-        | (u64::from(slot % 15 + 1) << 4);
-    data[..8].copy_from_slice(&hdr.to_be_bytes());
+    let hdr = uplink::header(
+        Position {
+            lat: 39.5,
+            lon: -104.9,
+        },
+        slot,
+        slot % 15 + 1,
+    );
+    data[..8].copy_from_slice(&hdr);
     data
 }
 

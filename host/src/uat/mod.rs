@@ -10,6 +10,7 @@
 //! signal level in dBFS with one decimal, and `t=S.mmm;` the time in
 //! seconds (for a file: since its first sample).
 
+pub mod fisb;
 pub mod input;
 pub mod json;
 

@@ -114,6 +114,44 @@ impl<T: AsRef<[u8]>> Uplink<T> {
     }
 }
 
+/// The 8-byte header of an uplink message from a UAT-coupled station at
+/// `position` (position valid, application data valid) in `slot` (0–31)
+/// with TIS-B site `tisb_site` (0–15): the inverse of [`Uplink`]'s
+/// accessors. Latitude and longitude are rounded to the 2⁻²⁴ circle
+/// (about 2.4 m).
+///
+/// ```
+/// use airwaves_core::modes::cpr::Position;
+/// use airwaves_core::uat::uplink::{Uplink, header};
+/// let h = header(Position { lat: 39.5, lon: -104.9 }, 17, 9);
+/// let up = Uplink::new(&h[..]);
+/// let p = up.position();
+/// assert!((p.lat - 39.5).abs() < 1e-4 && (p.lon + 104.9).abs() < 1e-4);
+/// assert_eq!((up.slot_id(), up.tisb_site_id(), up.position_valid()), (17, 9, true));
+/// ```
+pub fn header(position: Position, slot: u8, tisb_site: u8) -> [u8; APP_DATA] {
+    let lat = if position.lat < 0.0 {
+        position.lat + 180.0
+    } else {
+        position.lat
+    };
+    let lon = if position.lon < 0.0 {
+        position.lon + 360.0
+    } else {
+        position.lon
+    };
+    let raw_lat = (libm::round(lat * 16_777_216.0 / 360.0) as u64) & 0x7F_FFFF;
+    let raw_lon = (libm::round(lon * 16_777_216.0 / 360.0) as u64) & 0xFF_FFFF;
+    let word = (raw_lat << 41)
+        | (raw_lon << 17)
+        | (1 << 16)
+        | (1 << 15)
+        | (1 << 13)
+        | (u64::from(slot & 31) << 8)
+        | (u64::from(tisb_site & 15) << 4);
+    word.to_be_bytes()
+}
+
 /// One information frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InfoFrame<'a> {
