@@ -13,6 +13,11 @@
 //! - `fm_2400k.cu8`: 100 ms of broadcast FM at 2.4 MS/s (the Q15 receiver's
 //!   input rate): stereo with pilot, a 1 kHz tone in L and R, 50 µs
 //!   pre-emphasis, CNR 30 dB in 200 kHz, and a +6 dB adjacent station.
+//! - `uat_2083k.cu8`: 30 ms of 978 MHz UAT at 2.083334 MS/s: sixteen
+//!   downlink (ADS-B) messages, long and basic, from four aircraft
+//!   (6–20 dB, carriers up to ±8 kHz), made by the core's CPFSK modulator
+//!   in white Gaussian noise; `uat.truth`: one line per message, `sample
+//!   hex snr_db` (see [`render_uat`]).
 //! - `params.rs`: the constants the firmware needs to process them.
 //!
 //! Everything is deterministic (fixed seeds), and written only to `OUT_DIR`:
@@ -186,6 +191,9 @@ fn main() {
         );
     }
     write(out, "fm_2400k.cu8", &render_fm());
+    let (uat, uat_truth) = render_uat();
+    write(out, "uat_2083k.cu8", &uat);
+    write(out, "uat.truth", uat_truth.as_bytes());
     let mut aircraft = String::from("# icao callsign altitude_ft lat lon\n");
     for a in &AIRCRAFT {
         let cs = std::str::from_utf8(a.callsign).expect("ASCII callsign");
@@ -406,6 +414,107 @@ fn render_modes(replies: &[Reply], rate: f64) -> Vec<u8> {
     let mut bytes = vec![0u8; 2 * n];
     Quantiser::new(127.4, C32::new(0.6 / 128.0, -0.4 / 128.0)).block(&y, &mut bytes);
     bytes
+}
+
+/// The UAT scene: four aircraft (basic-only ones send type 0, the others
+/// long types 1 and 2), sixteen messages 1.6 ms apart with a random
+/// 0–0.8 ms lead, each at its aircraft's SNR (signal power over the noise
+/// power per complex sample) and carrier; then Gaussian noise of 3 ADC
+/// codes rms per component and the RTL-SDR's quantisation. Returns the
+/// `cu8` bytes and the truth list: `#` header, then per message `sample
+/// hex snr_db` (`sample` the first sync bit's leading edge, samples from
+/// the first; `hex` the data bytes as dump978-fa's raw lines print them).
+fn render_uat() -> (Vec<u8>, String) {
+    use airwaves_core::uat::SAMPLE_RATE;
+    use airwaves_core::uat::adsb::{
+        AddressQualifier, AirGround, Altitude, Downlink, DownlinkRepr, ModeStatus, Motion,
+        StateVector,
+    };
+    use airwaves_core::uat::modulate::{Burst as UatBurst, Modulator as UatModulator};
+    // (address, base-40 call sign, basic only, SNR dB, carrier Hz)
+    const UAT: [(u32, &str, bool, f64, f64); 4] = [
+        (0xA0_0978, "N978AW", false, 20.0, 3e3),
+        (0xA4_1B2C, "N41BC", true, 14.0, -5e3),
+        (0xAB_CDEF, "N9UAT", false, 9.0, 8e3),
+        (0xA7_7777, "N77GA", false, 6.0, -2e3),
+    ];
+    let n = (0.030 * SAMPLE_RATE).round() as usize;
+    let m = UatModulator::new(SAMPLE_RATE);
+    let sigma = NOISE_RMS / 128.0;
+    let noise_power = 2.0 * sigma * sigma;
+    let mut rng = Rng::new(0x5541_545f_3937_3821);
+    let mut y = vec![C32::new(0.0, 0.0); n];
+    let mut truth = String::from("# sample hex snr_db\n");
+    for k in 0..16usize {
+        let (address, call, basic, snr_db, carrier_hz) = UAT[k % 4];
+        let mut chars = [36u8; 8];
+        for (c, b) in chars.iter_mut().zip(call.bytes()) {
+            *c = if b.is_ascii_digit() {
+                b - b'0'
+            } else {
+                b - b'A' + 10
+            };
+        }
+        let lat = 39.7 + 0.1 * (k % 4) as f64 + 0.001 * k as f64;
+        let repr = DownlinkRepr {
+            payload_type: if basic { 0 } else { 1 + (k / 4 % 2) as u8 },
+            qualifier: AddressQualifier::AdsbIcao,
+            address,
+            state: Some(StateVector {
+                position: Some(Position::new(lat, -104.9 + 0.05 * k as f64)),
+                altitude: Some(Altitude::Pressure(4_500 + 1_000 * (k % 4) as i32)),
+                nic: 8,
+                air_ground: AirGround::Subsonic,
+                motion: Motion::Airborne {
+                    north_kt: Some(90 + k as i32),
+                    east_kt: Some(-40),
+                    vertical_fpm: Some((320, true)),
+                },
+                utc_coupled: true,
+                uplink_feedback: Some(0),
+                tisb_site_id: None,
+            }),
+            status: Some(ModeStatus {
+                emitter_category: 1,
+                chars,
+                is_callsign: true,
+                emergency: 0,
+                mops_version: 2,
+                sil: 3,
+                transmit_mso: k as u8,
+                sda: 2,
+                nac_p: 9,
+                nac_v: 1,
+                nic_baro: true,
+                flags: 0,
+                gva: 2,
+                single_antenna: false,
+                nic_supplement: false,
+            }),
+            aux: None,
+            target: None,
+        };
+        let mut data = vec![0u8; repr.buffer_len()];
+        repr.emit(&mut Downlink::new_unchecked(&mut data[..]));
+        let start = (0.0016 * k as f64 + 0.0008 * rng.uniform() + 0.0003) * SAMPLE_RATE;
+        let amplitude = (noise_power * 10f64.powf(snr_db / 10.0)).sqrt() as f32;
+        let burst = UatBurst {
+            offset_hz: carrier_hz,
+            phase: TAU * rng.uniform(),
+            ..UatBurst::new(start, amplitude)
+        };
+        m.add_message(&burst, &data, &mut y)
+            .expect("downlink messages are 18 or 34 bytes");
+        let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+        let _ = writeln!(truth, "{start:.3} {hex} {snr_db}");
+    }
+    for v in &mut y {
+        let (i, q) = (rng.normal(), rng.normal());
+        *v += C32::new((sigma * i) as f32, (sigma * q) as f32);
+    }
+    let mut bytes = vec![0u8; 2 * n];
+    Quantiser::RTL_SDR.block(&y, &mut bytes);
+    (bytes, truth)
 }
 
 /// The truth list for the scene at `rate`: a `#` header, then per reply

@@ -19,7 +19,10 @@
 //!    ([`fm`]).
 //! 4. `fm_channel`: the channel filter alone, the first block of both FM
 //!    chains (cost only).
-//! 5. `cost`: the table of instructions per input sample against the
+//! 5. `uat 2083334`: 30 ms of 978 MHz UAT through the downlink
+//!    demodulator (about 13 KiB of state); one `frame` line per message
+//!    as dump978-fa's raw line, and the cost ([`uat`]).
+//! 6. `cost`: the table of instructions per input sample against the
 //!    cycle budgets of a Cortex-M7 at 480 MHz and a Cortex-M4 at 168 MHz;
 //!    `stack`: the peak stack use (the stack is painted at reset).
 //!
@@ -31,6 +34,7 @@
 mod cost;
 mod fm;
 mod modes;
+mod uat;
 
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
@@ -53,6 +57,9 @@ static MODES_2400K: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/modes_2400k.c
 #[unsafe(link_section = ".testdata")]
 static MODES_2000K: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/modes_2000k.cu8")).len()] =
     *include_bytes!(concat!(env!("OUT_DIR"), "/modes_2000k.cu8"));
+#[unsafe(link_section = ".testdata")]
+static UAT_2083K: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/uat_2083k.cu8")).len()] =
+    *include_bytes!(concat!(env!("OUT_DIR"), "/uat_2083k.cu8"));
 #[unsafe(link_section = ".testdata")]
 static FM_2400K: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/fm_2400k.cu8")).len()] =
     *include_bytes!(concat!(env!("OUT_DIR"), "/fm_2400k.cu8"));
@@ -104,9 +111,9 @@ fn run() -> bool {
         EXPECTED_INSTRUCTIONS_PER_TICK
     );
 
-    let mut costs: heapless::Vec<Cost, 5> = heapless::Vec::new();
+    let mut costs: heapless::Vec<Cost, 6> = heapless::Vec::new();
     let mut ok = true;
-    let stages: [(&str, Stage); 5] = [
+    let stages: [(&str, Stage); 6] = [
         ("modes 2400000", |t, c| {
             modes::run(2_400_000, &MODES_2400K, t, c)
         }),
@@ -116,6 +123,7 @@ fn run() -> bool {
         ("fm_q15", |t, c| fm::run_q15(&FM_2400K, t, c)),
         ("fm_f32", |t, c| fm::run_f32(&FM_2400K, t, c)),
         ("fm_channel", |t, c| fm::run_channel(&FM_2400K, t, c)),
+        ("uat 2083334", |t, c| uat::run(&UAT_2083K, t, c)),
     ];
     for (name, stage) in stages {
         match stage(&timer, &cal) {

@@ -959,7 +959,9 @@ fn uat_nexrad_seed() -> Vec<u8> {
         seconds: None,
     };
     let mut at = 8;
-    let n = Block { header, bins }.emit(&mut payload).expect("block fits");
+    let n = Block { header, bins }
+        .emit(&mut payload)
+        .expect("block fits");
     at += write_info_frame(NEXRAD_REGIONAL, time, &payload[..n], &mut b[at..]).expect("frame fits");
     let empty = EmptyBlocks {
         header,

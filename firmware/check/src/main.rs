@@ -17,6 +17,12 @@
 //!   `avr-ts` output; every reply the truth list marks `required` was
 //!   decoded (same bytes, timestamp within one sample), and no frame was
 //!   decoded that was not transmitted;
+//! - UAT: the downlink messages the firmware printed (raw line, corrected
+//!   bytes, first sync sample) are exactly those of airwaves-core's
+//!   downlink demodulator on the host from the same file, and, with
+//!   `--airwaves`, the same messages (bytes and corrections) as `airwaves
+//!   uat --ifile`; every message of the truth list was decoded with its
+//!   bytes, within two samples of where it was sent, and nothing else;
 //! - per FM chain (Q15, `f32`): the firmware's audio checksum equals the
 //!   host's for the same chain on the same input, and the tone's SNR is at
 //!   least [`MIN_TONE_SNR_DB`].
@@ -32,6 +38,7 @@ use airwaves_core::fm::wbfm::{FrontEnd, FrontEndState, MonoDecoder, MonoDecoderS
 use airwaves_core::modes::demod::{AddressFilter, DemodState, Demodulator};
 use airwaves_core::modes::encode::{AVR_MAX_LEN, Timestamp, encode_avr};
 use airwaves_core::modes::tracker::{ReceivedFrame, Tracker, TrackerConfig};
+use airwaves_core::uat::demod::{Demodulator as UatDemodulator, DownlinkState, Link};
 
 /// Lowest tone SNR accepted from either FM chain, dB (both measure about
 /// 65 dB on this recording: CNR 30 dB with a +6 dB adjacent station).
@@ -180,6 +187,7 @@ fn run(args: &Args) -> Result<Report, String> {
             .map_err(|_| "aircraft truth is not UTF-8")?;
         check_aircraft(&mut r, rate, &sent, &fw_aircraft)?;
     }
+    check_uat(&mut r, args, &log.uat)?;
     let params = String::from_utf8(read(&args.data.join("params.rs"))?)
         .map_err(|_| "params.rs is not UTF-8")?;
     let offset_hz = param(&params, "FM_OFFSET_HZ")?;
@@ -243,6 +251,8 @@ struct Log {
     /// `aircraft …` lines per rate, from `aircraft` on.
     aircraft: HashMap<u32, Vec<String>>,
     fm: HashMap<String, FmLine>,
+    /// `uat … frame` lines: the raw line and the first sync sample.
+    uat: Vec<(String, u64)>,
 }
 
 impl Log {
@@ -280,6 +290,11 @@ impl Log {
                             .entry(rate)
                             .or_default()
                             .push(line[i..].trim_end().to_string());
+                    }
+                }
+                ["uat", _, "frame", raw, "sample", sample, ..] => {
+                    if let Ok(sample) = sample.parse() {
+                        log.uat.push(((*raw).to_string(), sample));
                     }
                 }
                 [chain, "done", ..] if chain.starts_with("fm_") => {
@@ -435,6 +450,117 @@ fn decode_cli(bin: &Path, rate: u32, file: &Path) -> Result<Vec<String>, String>
         .collect())
 }
 
+/// The UAT checks (see the module docs).
+fn check_uat(r: &mut Report, args: &Args, firmware: &[(String, u64)]) -> Result<(), String> {
+    let file = args.data.join("uat_2083k.cu8");
+    let iq = read(&file)?;
+    // The firmware's demodulator, state and block size, on the host.
+    let demod = UatDemodulator::new();
+    let mut st = DownlinkState::new();
+    let mut host = Vec::new();
+    let mut keep = |m: &airwaves_core::uat::demod::Message| {
+        if m.link == Link::Downlink {
+            host.push((uat_raw(m.bytes(), m.errors), m.sample));
+        }
+    };
+    for block in iq.chunks(8 * 1024) {
+        demod.process(&mut st, block, &mut keep);
+    }
+    demod.finish(&mut st, &mut keep);
+    r.check(
+        firmware == host,
+        &format!(
+            "UAT: firmware messages ({}) identical to airwaves-core's downlink demodulator on the host ({})",
+            firmware.len(),
+            host.len()
+        ),
+    );
+    if firmware != host {
+        for i in 0..firmware.len().max(host.len()) {
+            println!(
+                "     #{i}: firmware {:?}\n     #{i}: host     {:?}",
+                firmware.get(i),
+                host.get(i)
+            );
+        }
+    }
+    if let Some(bin) = &args.airwaves {
+        let out = Command::new(bin)
+            .args(["uat", "--ifile"])
+            .arg(&file)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
+        // `-hex;` then `rs=N;` only when N > 0: the same bytes and count.
+        let cli: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| {
+                let mut f = l.split(';');
+                let hex = f.next().unwrap_or("");
+                let rs = f.find_map(|x| x.strip_prefix("rs=")).unwrap_or("0");
+                format!("{hex};rs={rs};")
+            })
+            .collect();
+        let fw: Vec<&str> = firmware.iter().map(|(l, _)| l.as_str()).collect();
+        r.check(
+            out.status.success() && fw == cli.iter().map(String::as_str).collect::<Vec<_>>(),
+            &format!(
+                "UAT: firmware messages identical to `airwaves uat --ifile` ({})",
+                cli.len()
+            ),
+        );
+    }
+    let truth = String::from_utf8(read(&args.data.join("uat.truth"))?)
+        .map_err(|_| "UAT truth is not UTF-8")?;
+    let mut sent = Vec::new();
+    for line in truth
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let (Some(start), Some(hex)) = (w.first().and_then(|v| v.parse::<f64>().ok()), w.get(1))
+        else {
+            return Err(format!("bad UAT truth line {line:?}"));
+        };
+        sent.push((start, (*hex).to_string()));
+    }
+    let found = |start: f64, hex: &str| {
+        firmware.iter().any(|(l, s)| {
+            l.strip_prefix('-').and_then(|l| l.split(';').next()) == Some(hex)
+                && (*s as f64 - start).abs() <= 2.0
+        })
+    };
+    let missed: Vec<&String> = sent
+        .iter()
+        .filter(|(t, h)| !found(*t, h))
+        .map(|(_, h)| h)
+        .collect();
+    r.check(
+        missed.is_empty(),
+        &format!(
+            "UAT: all {} messages sent were decoded (missed: {missed:?})",
+            sent.len()
+        ),
+    );
+    let extra = firmware
+        .iter()
+        .filter(|(l, _)| {
+            let hex = l.strip_prefix('-').and_then(|l| l.split(';').next());
+            !sent.iter().any(|(_, h)| Some(h.as_str()) == hex)
+        })
+        .count();
+    r.check(
+        extra == 0,
+        &format!("UAT: {extra} messages that were not sent"),
+    );
+    Ok(())
+}
+
+/// The firmware's raw line for a message: `-hex;rs=N;`.
+fn uat_raw(bytes: &[u8], errors: u16) -> String {
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("-{hex};rs={errors};")
+}
+
 /// Print both lists side by side where they differ.
 fn print_diff(firmware: &[Frame], host: &[Frame]) {
     for i in 0..firmware.len().max(host.len()) {
@@ -572,6 +698,7 @@ mod test {
     static LOG: &str = "\
 calibration loops 10 instructions 20 ticks 1 instructions_per_tick 40.000 expected 40.0
 modes 2400000 frame @000000001DAF5D4840D6F8740F; sample 1519 df 11 icao 4840D6 dbfs -10.0 repaired 0
+uat 2083334 frame -0a0b;rs=2; sample 1521 address 000000
 fm_q15 done samples 240000 audio 4800 fnv1a64 8e4e2bbcac0bcb55 level_dbfs -3.93 tone_snr_db 65.5 instructions 1 per_sample 1 worst_block_per_sample 1
 done ok
 ";
@@ -586,6 +713,8 @@ done ok
         assert_eq!((f.icao, f.repaired), (0x4840D6, 0));
         assert_eq!(f.split(), Some((0x1DAF, "5D4840D6F8740F")));
         assert_eq!(log.fm["fm_q15"].checksum, 0x8e4e_2bbc_ac0b_cb55);
+        assert_eq!(log.uat, [("-0a0b;rs=2;".to_string(), 1521)]);
+        assert_eq!(uat_raw(&[10, 11], 2), "-0a0b;rs=2;");
         assert!(!Log::parse("done with errors").done_ok);
     }
 
