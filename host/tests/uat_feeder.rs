@@ -17,8 +17,13 @@ use support::TempDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_airwaves");
 
-/// A UAT scene in `dir` and the addresses of its downlink messages.
-fn uat_scene(dir: &Path, seconds: &str, aircraft: &str) -> (std::path::PathBuf, BTreeSet<String>) {
+/// A UAT scene in `dir`, the addresses of its downlink messages and
+/// every message as a raw line's first field (`-hex` or `+hex`).
+fn uat_scene(
+    dir: &Path,
+    seconds: &str,
+    aircraft: &str,
+) -> (std::path::PathBuf, BTreeSet<String>, BTreeSet<String>) {
     let cu8 = dir.join("uat.cu8");
     let truth = dir.join("uat.txt");
     let out = Command::new(BIN)
@@ -41,15 +46,18 @@ fn uat_scene(dir: &Path, seconds: &str, aircraft: &str) -> (std::path::PathBuf, 
         String::from_utf8_lossy(&out.stderr)
     );
     let truth = std::fs::read_to_string(&truth).unwrap();
-    let addresses = truth
+    let fields: Vec<Vec<&str>> = truth
         .lines()
         .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            (f[1] == "-").then(|| f[2][2..8].to_owned())
-        })
+        .map(|l| l.split(' ').collect())
         .collect();
-    (cu8, addresses)
+    let addresses = fields
+        .iter()
+        .filter(|f| f[1] == "-")
+        .map(|f| f[2][2..8].to_owned())
+        .collect();
+    let lines = fields.iter().map(|f| format!("{}{}", f[1], f[2])).collect();
+    (cu8, addresses, lines)
 }
 
 fn aircraft(dir: &Path) -> Vec<serde_json::Value> {
@@ -61,16 +69,17 @@ fn aircraft(dir: &Path) -> Vec<serde_json::Value> {
 #[test]
 fn test_uat_only_feeder_tracks_the_scene() {
     let dir = TempDir::new("uat-feeder");
-    let (cu8, sent) = uat_scene(&dir.0, "4", "12");
+    let (cu8, sent, messages) = uat_scene(&dir.0, "4", "12");
     assert_eq!(sent.len(), 12);
     let json = dir.0.join("json");
-    let (l, port) = support::listener();
-    drop(l);
+    let (port, raw_port) = (support::free_port(), support::free_port());
     let mut peer = support::Peer::spawn({
         let mut c = Command::new(BIN);
         c.args(["adsb", "--net-only", "--net-bi-port", "0"])
             .args(["--net-ro-port", "0", "--net-sbs-port", "0"])
             .args(["--net-bo-port", &port.to_string()])
+            .args(["--net-uat-raw-port", &raw_port.to_string()])
+            .args(["--net-uat-json-port", "0"])
             .arg("--uat-device")
             .arg(format!("file:{}", cu8.display()))
             .args(["--duration", "6", "--write-json"])
@@ -79,6 +88,15 @@ fn test_uat_only_feeder_tracks_the_scene() {
     });
     // Beast output: every UAT frame carries readsb's UAT timestamp.
     let mut beast = support::connect(port, Duration::from_secs(10));
+    // dump978-fa's raw lines on the UAT port, read to the end.
+    let raw = support::connect(raw_port, Duration::from_secs(10));
+    let raw = std::thread::spawn(move || {
+        let mut text = String::new();
+        let mut raw = raw;
+        let _ = raw.set_read_timeout(Some(Duration::from_secs(20)));
+        let _ = raw.read_to_string(&mut text);
+        text
+    });
     beast
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -96,6 +114,15 @@ fn test_uat_only_feeder_tracks_the_scene() {
     // 0x1A, type '3' (long frame), the 6-byte timestamp "\xFF\0MLAU".
     assert!(got.len() >= 23, "{} bytes of Beast", got.len());
     assert_eq!(&got[..8], &[0x1A, b'3', 0xFF, 0x00, 0x4D, 0x4C, 0x41, 0x55]);
+
+    let raw = raw.join().unwrap();
+    let lines: Vec<&str> = raw.lines().collect();
+    assert!(lines.len() >= 20, "{} raw lines", lines.len());
+    for l in &lines {
+        let first = l.split(';').next().unwrap();
+        assert!(messages.contains(first), "not sent: {l}");
+        assert!(l.contains(";rssi=") && l.contains(";t="), "{l}");
+    }
 
     let list = aircraft(&json);
     let seen: BTreeSet<String> = list

@@ -7,6 +7,8 @@
 //! | SBS | `--net-sbs-port` 30003 | CR LF |
 //! | Beast | `--net-bo-port` 30005 | an all-zero Mode A/C message (`1A 31` and 9 zero bytes) |
 //! | reduced Beast | `--net-beast-reduce-out-port` (off) | as Beast |
+//! | UAT raw lines (dump978-fa's) | `--net-uat-raw-port` 30978, with a UAT receiver | none (as dump978-fa) |
+//! | UAT JSON (dump978-fa's) | `--net-uat-json-port` 30979, with a UAT receiver | none |
 //!
 //! A `beast_reduce_plus_out` connector first sends the receiver's UUID
 //! (`--uuid-file`) as readsb does: `1A E4` and the UUID's 36 characters.
@@ -63,6 +65,16 @@ pub(super) struct Network {
     pub(super) connectors: Vec<ConnectorHandle>,
     pub(super) beast_rx: Option<Receiver<RemoteFrame>>,
     pub(super) beast_stats: BeastInStats,
+    /// dump978-fa's raw-line and JSON outputs (with a UAT receiver).
+    pub(super) uat: Option<UatHubs>,
+}
+
+/// The UAT receiver's own outputs, as dump978-fa serves them.
+pub(super) struct UatHubs {
+    /// Raw lines (`-hex;rs=N;rssi=X;t=S;`, `+hex;…`).
+    pub(super) raw: Hub,
+    /// One JSON object per downlink message.
+    pub(super) json: Hub,
 }
 
 impl Network {
@@ -131,6 +143,45 @@ pub(super) fn publish(pipeline: &mut Pipeline, net: &Network, lossless: bool) {
     pipeline.clear_batches();
 }
 
+/// Serve `hub` on `port` (0: off), the listener kept in `listeners`. The
+/// demo goes on without a port another feeder holds.
+fn listen_output(
+    args: &AdsbArgs,
+    listeners: &mut Vec<ListenerHandle>,
+    hub: &Hub,
+    port: u16,
+    what: &'static str,
+    flag: &'static str,
+) -> Result<(), AdsbError> {
+    if port == 0 {
+        return Ok(());
+    }
+    let addr = SocketAddr::new(args.net_bind_address, port);
+    match listen(addr, hub.clone()) {
+        Ok(l) => {
+            if !args.quiet {
+                eprintln!("airwaves adsb: {what} on {}", l.local_addr());
+            }
+            listeners.push(l);
+            Ok(())
+        }
+        Err(source) => {
+            let e = AdsbError::Port {
+                what,
+                flag,
+                addr,
+                source,
+            };
+            if args.demo {
+                eprintln!("{}; going on without it", e.message());
+                Ok(())
+            } else {
+                Err(e)
+            }
+        }
+    }
+}
+
 /// Bind the enabled ports and start the connectors.
 pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbError> {
     let mut net = Network {
@@ -139,6 +190,7 @@ pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbErr
         connectors: Vec::new(),
         beast_rx: None,
         beast_stats: BeastInStats::default(),
+        uat: None,
     };
     if !on {
         return Ok(net);
@@ -193,22 +245,7 @@ pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbErr
             "beast-reduce-out",
         ),
     ] {
-        if port != 0 {
-            match listen(bind(port), hub.clone()) {
-                Ok(l) => {
-                    if !args.quiet {
-                        eprintln!("airwaves adsb: {what} on {}", l.local_addr());
-                    }
-                    net._listeners.push(l);
-                }
-                // The demo goes on without a port another feeder holds.
-                Err(e) if args.demo => eprintln!(
-                    "{}; going on without it",
-                    bind_err(what, flag, port, e).message()
-                ),
-                Err(e) => return Err(bind_err(what, flag, port, e)),
-            }
-        }
+        listen_output(args, &mut net._listeners, hub, port, what, flag)?;
     }
     let bi_ports: Vec<u16> = args
         .net_bi_port
@@ -251,5 +288,23 @@ pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbErr
         net.connectors.push(c);
     }
     net.hubs = Some(hubs);
+    if args.uat_wanted() {
+        let uat = UatHubs {
+            raw: Hub::new("uat-raw-out", CLIENT_BUFFER),
+            json: Hub::new("uat-json-out", CLIENT_BUFFER),
+        };
+        for (hub, port, what, flag) in [
+            (&uat.raw, args.net_uat_raw_port, "UAT raw output", "uat-raw"),
+            (
+                &uat.json,
+                args.net_uat_json_port,
+                "UAT JSON output",
+                "uat-json",
+            ),
+        ] {
+            listen_output(args, &mut net._listeners, hub, port, what, flag)?;
+        }
+        net.uat = Some(uat);
+    }
     Ok(net)
 }

@@ -214,10 +214,28 @@ pub struct AdsbArgs {
     /// readsb shows dump978-fa's.
     #[arg(long, value_name = "SPEC", value_parser = parse_uat_device)]
     pub uat_device: Option<SourceArgs>,
+    /// With a UAT receiver and --net: dump978-fa's raw lines on this port
+    /// (0: off).
+    #[arg(long, default_value_t = 30978)]
+    pub net_uat_raw_port: u16,
+    /// With a UAT receiver and --net: dump978-fa's JSON of every downlink
+    /// message on this port (0: off).
+    #[arg(long, default_value_t = 30979)]
+    pub net_uat_json_port: u16,
     /// Tuner gain of the UAT receiver, dB, or agc (default: the largest,
     /// as dump978-fa).
     #[arg(long, default_value = "49.6", value_parser = parse_gain_arg, value_name = "DB|agc")]
     pub uat_gain: Gain,
+}
+
+impl AdsbArgs {
+    /// Whether a UAT receiver is asked for: `--uat-device`, or the demo's
+    /// 978 MHz sky (`--demo-uat-aircraft` above 0, `--demo-speed` 1 or
+    /// less).
+    pub fn uat_wanted(&self) -> bool {
+        self.uat_device.is_some()
+            || (self.demo && self.demo_uat_aircraft > 0 && self.demo_speed <= 1.0)
+    }
 }
 
 /// Parse `--uat-device` ([`uat::input::source_args`]).
@@ -456,7 +474,7 @@ fn open_input_thread(args: &AdsbArgs, settings: &Settings) -> Result<InputThread
 /// demodulate N times over would take a core) or with
 /// `--demo-uat-aircraft 0`.
 fn demo_uat(args: &AdsbArgs, settings: &Settings) -> Option<UatInput> {
-    if args.demo_uat_aircraft == 0 || args.demo_speed > 1.0 {
+    if !args.uat_wanted() {
         return None;
     }
     let sky = UatSky::new(UatSkyConfig {
@@ -826,22 +844,50 @@ impl<'a> Feeder<'a> {
         };
         let pipeline = &mut self.outputs.pipeline;
         pipeline.set_outputs(self.outputs.net.outputs());
+        let hubs = self.outputs.net.uat.as_ref();
         let mut ended = None;
+        let (mut raw, mut json) = (String::new(), String::new());
         for ev in std::iter::once(first).chain(uat.rx.try_iter().take(uat::input::QUEUE)) {
             match ev {
-                UatEvent::Message(m, t_ms) => match m.link {
-                    Link::Downlink => {
-                        if let Ok(r) = DownlinkRepr::parse(&Downlink::new_unchecked(m.bytes())) {
+                UatEvent::Message(m, t_ms) => {
+                    let seconds = t_ms as f64 / 1000.0;
+                    if hubs.is_some_and(|h| h.raw.clients() > 0) {
+                        uat::raw_line(&m, seconds, &mut raw);
+                    }
+                    match m.link {
+                        Link::Downlink => {
+                            let Ok(r) = DownlinkRepr::parse(&Downlink::new_unchecked(m.bytes()))
+                            else {
+                                continue;
+                            };
                             pipeline.process_uat(&r, m.rssi_dbfs, t_ms);
+                            if hubs.is_some_and(|h| h.json.clients() > 0) {
+                                uat::json::write_downlink(
+                                    &r,
+                                    m.rssi_dbfs,
+                                    m.errors,
+                                    Some(seconds),
+                                    &mut json,
+                                );
+                                json.push('\n');
+                            }
+                        }
+                        Link::Uplink => {
+                            pipeline.count_uat_uplink();
+                            self.ticker.fisb.add_uplink(m.bytes(), t_ms);
                         }
                     }
-                    Link::Uplink => {
-                        pipeline.count_uat_uplink();
-                        self.ticker.fisb.add_uplink(m.bytes(), t_ms);
-                    }
-                },
+                }
                 UatEvent::Failed(e) => ended = Some(Some(e)),
                 UatEvent::Ended => ended = Some(None),
+            }
+        }
+        if let Some(h) = hubs {
+            if !raw.is_empty() {
+                h.raw.publish(raw.as_bytes());
+            }
+            if !json.is_empty() {
+                h.json.publish(json.as_bytes());
             }
         }
         if let Some(why) = ended {
@@ -910,7 +956,8 @@ impl<'a> Feeder<'a> {
         drop(self.input.consumer);
         // Let clients read what was published.
         let deadline = Instant::now() + DRAIN;
-        for h in self.outputs.net.hubs() {
+        let uat_hubs = self.outputs.net.uat.iter().flat_map(|u| [&u.raw, &u.json]);
+        for h in self.outputs.net.hubs().chain(uat_hubs) {
             h.flush(deadline.saturating_duration_since(Instant::now()));
         }
         self.outputs.net.connectors.clear();
