@@ -17,7 +17,8 @@
 //!   downlink (ADS-B) messages, long and basic, from four aircraft
 //!   (6–20 dB, carriers up to ±8 kHz), made by the core's CPFSK modulator
 //!   in white Gaussian noise; `uat.truth`: one line per message, `sample
-//!   hex snr_db` (see [`render_uat`]).
+//!   hex snr_db` (see [`render_uat`]); `uat_noise.cu8`: 20 ms of the same
+//!   noise without messages (the sync search's own cost).
 //! - `params.rs`: the constants the firmware needs to process them.
 //!
 //! Everything is deterministic (fixed seeds), and written only to `OUT_DIR`:
@@ -194,6 +195,7 @@ fn main() {
     let (uat, uat_truth) = render_uat();
     write(out, "uat_2083k.cu8", &uat);
     write(out, "uat.truth", uat_truth.as_bytes());
+    write(out, "uat_noise.cu8", &render_uat_noise());
     let mut aircraft = String::from("# icao callsign altitude_ft lat lon\n");
     for a in &AIRCRAFT {
         let cs = std::str::from_utf8(a.callsign).expect("ASCII callsign");
@@ -515,6 +517,22 @@ fn render_uat() -> (Vec<u8>, String) {
     let mut bytes = vec![0u8; 2 * n];
     Quantiser::RTL_SDR.block(&y, &mut bytes);
     (bytes, truth)
+}
+
+/// 20 ms of UAT-rate noise only, as in [`render_uat`].
+fn render_uat_noise() -> Vec<u8> {
+    let n = (0.020 * airwaves_core::uat::SAMPLE_RATE).round() as usize;
+    let sigma = NOISE_RMS / 128.0;
+    let mut rng = Rng::new(0x6E6F_6973_655F_3937);
+    let y: Vec<C32> = (0..n)
+        .map(|_| {
+            let (i, q) = (rng.normal(), rng.normal());
+            C32::new((sigma * i) as f32, (sigma * q) as f32)
+        })
+        .collect();
+    let mut bytes = vec![0u8; 2 * n];
+    Quantiser::RTL_SDR.block(&y, &mut bytes);
+    bytes
 }
 
 /// The truth list for the scene at `rate`: a `#` header, then per reply

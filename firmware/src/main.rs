@@ -21,7 +21,8 @@
 //!    chains (cost only).
 //! 5. `uat 2083334`: 30 ms of 978 MHz UAT through the downlink
 //!    demodulator (about 13 KiB of state); one `frame` line per message
-//!    as dump978-fa's raw line, and the cost ([`uat`]).
+//!    as dump978-fa's raw line, and the cost, split into the sync
+//!    search's (on 20 ms of noise) and each message's ([`uat`]).
 //! 6. `cost`: the table of instructions per input sample against the
 //!    cycle budgets of a Cortex-M7 at 480 MHz and a Cortex-M4 at 168 MHz;
 //!    `stack`: the peak stack use (the stack is painted at reset).
@@ -60,6 +61,9 @@ static MODES_2000K: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/modes_2000k.c
 #[unsafe(link_section = ".testdata")]
 static UAT_2083K: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/uat_2083k.cu8")).len()] =
     *include_bytes!(concat!(env!("OUT_DIR"), "/uat_2083k.cu8"));
+#[unsafe(link_section = ".testdata")]
+static UAT_NOISE: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/uat_noise.cu8")).len()] =
+    *include_bytes!(concat!(env!("OUT_DIR"), "/uat_noise.cu8"));
 #[unsafe(link_section = ".testdata")]
 static FM_2400K: [u8; include_bytes!(concat!(env!("OUT_DIR"), "/fm_2400k.cu8")).len()] =
     *include_bytes!(concat!(env!("OUT_DIR"), "/fm_2400k.cu8"));
@@ -123,7 +127,7 @@ fn run() -> bool {
         ("fm_q15", |t, c| fm::run_q15(&FM_2400K, t, c)),
         ("fm_f32", |t, c| fm::run_f32(&FM_2400K, t, c)),
         ("fm_channel", |t, c| fm::run_channel(&FM_2400K, t, c)),
-        ("uat 2083334", |t, c| uat::run(&UAT_2083K, t, c)),
+        ("uat 2083334", |t, c| uat::run(&UAT_2083K, &UAT_NOISE, t, c)),
     ];
     for (name, stage) in stages {
         match stage(&timer, &cal) {
