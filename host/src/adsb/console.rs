@@ -2,11 +2,18 @@
 //! for a file read as fast as possible, and the `--interactive` table.
 //!
 //! All three are formatted into a caller's `String` by pure functions
-//! (tested here) and written by the decode thread once a second.
+//! (tested here) and written by the decode thread once a second through
+//! `Console`.
 
+use super::network::Network;
+use super::pipeline::Pipeline;
+use super::source::Shared;
 use airwaves_core::modes::cpr::{Position, distance_nm};
 use airwaves_core::modes::tracker::Tracker;
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 /// Figures of one status line.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -155,6 +162,96 @@ pub fn interactive_table<const N: usize>(
 /// `v` left-aligned in `width` columns, blank when `None`.
 fn opt(out: &mut String, v: Option<String>, width: usize) {
     let _ = write!(out, "{:<width$}", v.unwrap_or_default());
+}
+
+/// The status line, progress bar and interactive table.
+pub(super) struct Console {
+    pub(super) quiet: bool,
+    pub(super) interactive: bool,
+    /// stderr is a terminal: redraw one line in place each second (else a
+    /// new line every 10 s).
+    pub(super) tty: bool,
+    /// For a file read as fast as possible: its length in bytes and rate.
+    pub(super) progress: Option<(Option<u64>, u32)>,
+    pub(super) last: Instant,
+    pub(super) frames_at_last: u64,
+    pub(super) text: String,
+    /// How the gain is set (`auto`, `agc`, `fixed`).
+    pub(super) gain_mode: &'static str,
+}
+
+impl Console {
+    pub(super) fn tick(
+        &mut self,
+        pipeline: &Pipeline,
+        net: &Network,
+        shared: &Shared,
+        started: Instant,
+        finished: bool,
+    ) {
+        if self.quiet {
+            return;
+        }
+        if self.interactive {
+            self.text.clear();
+            interactive_table(
+                pipeline.tracker(),
+                pipeline.now_ms(),
+                pipeline.config().receiver,
+                40,
+                &mut self.text,
+            );
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(self.text.as_bytes());
+            let _ = out.flush();
+        }
+        self.text.clear();
+        if let (Some((total, rate)), true) = (self.progress, self.tty) {
+            let per_s = 2.0 * f64::from(rate);
+            let done = shared.bytes.load(Ordering::Relaxed) as f64 / per_s;
+            let total = total.map_or(done, |b| b as f64 / per_s);
+            self.text.push('\r');
+            progress_bar(done, total, started.elapsed().as_secs_f64(), &mut self.text);
+            eprint!("{}", self.text);
+            return;
+        }
+        if !(self.tty || finished || self.last.elapsed() >= Duration::from_secs(10)) {
+            return;
+        }
+        let c = pipeline.counters();
+        let t = pipeline.tracker();
+        let frames = c.messages();
+        let status = Status {
+            frames_per_s: (frames - self.frames_at_last.min(frames)) as f64
+                / self.last.elapsed().as_secs_f64().max(1e-3),
+            aircraft: t.len(),
+            with_position: t.iter().filter(|a| a.position().is_some()).count(),
+            positions: c.tracker.positions(),
+            signal_dbfs: c.mean_signal_dbfs().map_or(f32::NAN, |v| v as f32),
+            noise_dbfs: c.mean_noise_dbfs().map_or(f32::NAN, |v| v as f32),
+            dropped_samples: c.samples_dropped,
+            clients: net.clients().iter().map(|c| c.1).sum(),
+            gain_db: c.gain_tenths.map(|t| f64::from(t) / 10.0),
+            gain_mode: self.gain_mode,
+        };
+        self.frames_at_last = frames;
+        self.last = Instant::now();
+        if self.tty {
+            self.text.push('\r');
+            status_line(&status, &mut self.text);
+            self.text.push_str("\x1b[K");
+            eprint!("{}", self.text);
+        } else {
+            status_line(&status, &mut self.text);
+            eprintln!("{}", self.text);
+        }
+    }
+
+    pub(super) fn end(&self) {
+        if self.tty && !self.quiet {
+            eprintln!();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -25,13 +25,17 @@
 //! - Network clients each have a bounded buffer in their port's hub; a
 //!   client that stops reading is dropped, never waited for.
 
+pub mod args;
 pub mod console;
 pub mod cpu;
+mod inputs;
 pub mod network;
 pub mod pipeline;
 pub mod run;
 pub mod site;
 pub mod source;
 pub mod state;
+mod ticker;
 
-pub use run::{AdsbArgs, run};
+pub use args::AdsbArgs;
+pub use run::run;

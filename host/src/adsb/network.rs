@@ -13,8 +13,8 @@
 //! A `beast_reduce_plus_out` connector first sends the receiver's UUID
 //! (`--uuid-file`) as readsb does: `1A E4` and the UUID's 36 characters.
 
+use super::args::AdsbArgs;
 use super::pipeline::{OutputSet, Pipeline};
-use super::run::AdsbArgs;
 use crate::error::AdsbError;
 use crate::net::beast_in::{BeastInSink, BeastInStats, RemoteFrame, listen_beast_in};
 use crate::net::connector::{
