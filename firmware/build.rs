@@ -449,14 +449,7 @@ fn render_uat() -> (Vec<u8>, String) {
     let mut truth = String::from("# sample hex snr_db\n");
     for k in 0..16usize {
         let (address, call, basic, snr_db, carrier_hz) = UAT[k % 4];
-        let mut chars = [36u8; 8];
-        for (c, b) in chars.iter_mut().zip(call.bytes()) {
-            *c = if b.is_ascii_digit() {
-                b - b'0'
-            } else {
-                b - b'A' + 10
-            };
-        }
+        let chars = ModeStatus::chars_of(call).expect("call signs are base-40 text");
         let lat = 39.7 + 0.1 * (k % 4) as f64 + 0.001 * k as f64;
         let repr = DownlinkRepr {
             payload_type: if basic { 0 } else { 1 + (k / 4 % 2) as u8 },

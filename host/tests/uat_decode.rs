@@ -13,21 +13,21 @@ const BIN: &str = env!("CARGO_BIN_EXE_airwaves");
 #[test]
 fn test_uat_scene_to_raw_lines() {
     let dir = TempDir::new("uat");
-    let cu8 = dir.0.join("uat.cu8");
-    let truth = dir.0.join("uat.txt");
-    let out = Command::new(BIN)
-        .args(["scene", "--uat", "--seconds", "3", "--aircraft", "15"])
-        .args(["--uplinks", "2", "--snr-min", "15", "--snr-max", "25"])
-        .arg(&cu8)
-        .arg(&truth)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (cu8, truth) = support::make_uat_scene(
+        &dir.0,
+        &[
+            "--seconds",
+            "3",
+            "--aircraft",
+            "15",
+            "--uplinks",
+            "2",
+            "--snr-min",
+            "15",
+            "--snr-max",
+            "25",
+        ],
     );
-    let truth = std::fs::read_to_string(&truth).unwrap();
     let sent: Vec<String> = truth
         .lines()
         .filter(|l| !l.starts_with('#'))
@@ -87,17 +87,21 @@ fn test_uat_raw_port_from_the_emulator() {
     use std::io::{BufRead, BufReader};
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
     let dir = TempDir::new("uat-port");
-    let cu8 = dir.0.join("uat.cu8");
-    let truth = dir.0.join("uat.txt");
-    let out = Command::new(BIN)
-        .args(["scene", "--uat", "--seconds", "3", "--aircraft", "20"])
-        .args(["--uplinks", "2", "--snr-min", "15", "--snr-max", "25"])
-        .arg(&cu8)
-        .arg(&truth)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let truth = std::fs::read_to_string(&truth).unwrap();
+    let (cu8, truth) = support::make_uat_scene(
+        &dir.0,
+        &[
+            "--seconds",
+            "3",
+            "--aircraft",
+            "20",
+            "--uplinks",
+            "2",
+            "--snr-min",
+            "15",
+            "--snr-max",
+            "25",
+        ],
+    );
     let (port, json_port) = (support::free_port(), support::free_port());
     let mut cmd = Command::new(BIN);
     cmd.args(["uat", "--quiet", "--raw-port", &port.to_string()])

@@ -24,28 +24,19 @@ fn uat_scene(
     seconds: &str,
     aircraft: &str,
 ) -> (std::path::PathBuf, BTreeSet<String>, BTreeSet<String>) {
-    let cu8 = dir.join("uat.cu8");
-    let truth = dir.join("uat.txt");
-    let out = Command::new(BIN)
-        .args([
-            "scene",
-            "--uat",
+    let (cu8, truth) = support::make_uat_scene(
+        dir,
+        &[
             "--seconds",
             seconds,
             "--aircraft",
             aircraft,
-        ])
-        .args(["--snr-min", "15", "--snr-max", "25"])
-        .arg(&cu8)
-        .arg(&truth)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+            "--snr-min",
+            "15",
+            "--snr-max",
+            "25",
+        ],
     );
-    let truth = std::fs::read_to_string(&truth).unwrap();
     let fields: Vec<Vec<&str>> = truth
         .lines()
         .filter(|l| !l.starts_with('#'))

@@ -143,21 +143,22 @@ pub(super) fn publish(pipeline: &mut Pipeline, net: &Network, lossless: bool) {
     pipeline.clear_batches();
 }
 
-/// Serve `hub` on `port` (0: off), the listener kept in `listeners`. The
-/// demo goes on without a port another feeder holds.
-fn listen_output(
+/// Open `port` (0: off) with `start` (a listener on the bind address),
+/// the listener kept in `listeners`. The demo goes on without a port
+/// another feeder holds.
+fn open_port(
     args: &AdsbArgs,
     listeners: &mut Vec<ListenerHandle>,
-    hub: &Hub,
     port: u16,
     what: &'static str,
     flag: &'static str,
+    start: impl FnOnce(SocketAddr) -> std::io::Result<ListenerHandle>,
 ) -> Result<(), AdsbError> {
     if port == 0 {
         return Ok(());
     }
     let addr = SocketAddr::new(args.net_bind_address, port);
-    match listen(addr, hub.clone()) {
+    match start(addr) {
         Ok(l) => {
             if !args.quiet {
                 eprintln!("airwaves adsb: {what} on {}", l.local_addr());
@@ -206,13 +207,6 @@ pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbErr
                 })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let bind = |port: u16| SocketAddr::new(args.net_bind_address, port);
-    let bind_err = |what, flag, port, source| AdsbError::Port {
-        what,
-        flag,
-        addr: bind(port),
-        source,
-    };
     let wants_uuid = specs
         .iter()
         .any(|s| s.protocol == ConnectorProtocol::BeastReducePlusOut);
@@ -245,7 +239,9 @@ pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbErr
             "beast-reduce-out",
         ),
     ] {
-        listen_output(args, &mut net._listeners, hub, port, what, flag)?;
+        open_port(args, &mut net._listeners, port, what, flag, |a| {
+            listen(a, hub.clone())
+        })?;
     }
     let bi_ports: Vec<u16> = args
         .net_bi_port
@@ -266,21 +262,9 @@ pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbErr
         net.beast_rx = Some(rx);
     }
     for port in bi_ports {
-        match listen_beast_in(bind(port), sink.clone()) {
-            Ok(l) => {
-                if !args.quiet {
-                    eprintln!("airwaves adsb: Beast input on {}", l.local_addr());
-                }
-                net._listeners.push(l);
-            }
-            Err(e) if args.demo => {
-                eprintln!(
-                    "{}; going on without it",
-                    bind_err("Beast input", "bi", port, e).message()
-                );
-            }
-            Err(e) => return Err(bind_err("Beast input", "bi", port, e)),
-        }
+        open_port(args, &mut net._listeners, port, "Beast input", "bi", |a| {
+            listen_beast_in(a, sink.clone())
+        })?;
     }
     for spec in specs {
         let c = spawn_connector(spec.clone(), &hubs, &sink)
@@ -302,7 +286,9 @@ pub(super) fn open_network(args: &AdsbArgs, on: bool) -> Result<Network, AdsbErr
                 "uat-json",
             ),
         ] {
-            listen_output(args, &mut net._listeners, hub, port, what, flag)?;
+            open_port(args, &mut net._listeners, port, what, flag, |a| {
+                listen(a, hub.clone())
+            })?;
         }
         net.uat = Some(uat);
     }

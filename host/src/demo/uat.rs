@@ -24,7 +24,7 @@
 //! numbering's simple part); elsewhere the station sends text only.
 
 use super::paced::Render;
-use crate::sim::uat::{Aircraft, Event, UatRenderer, bytes_sent};
+use crate::sim::uat::{Aircraft, UatRenderer};
 use airwaves_core::modes::cpr::Position;
 use airwaves_core::rng::Rng;
 use airwaves_core::uat::fisb::nexrad::{
@@ -33,7 +33,8 @@ use airwaves_core::uat::fisb::nexrad::{
 use airwaves_core::uat::fisb::text::dlac_encode;
 use airwaves_core::uat::fisb::{GENERIC_TEXT, NEXRAD_REGIONAL, write_info_frame};
 use airwaves_core::uat::uplink::{self, ProductTime};
-use airwaves_core::uat::{SAMPLE_RATE, SYNC_BITS, UPLINK_DATA};
+use airwaves_core::uat::{SAMPLE_RATE, UPLINK_DATA};
+use std::f64::consts::TAU;
 
 /// What the UAT sky holds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,37 +104,24 @@ impl UatSky {
     /// Schedule second `k`'s transmissions.
     fn schedule(&mut self, k: u64) {
         let second = k as f64 * SAMPLE_RATE;
-        let noise = self.renderer.noise_power();
-        let amp = |snr_db: f64| (noise * 10f64.powf(snr_db / 10.0)).sqrt() as f32;
         let mut events = Vec::with_capacity(self.fleet.len() + 1);
         let start = second + (0.006 + 0.0055 * f64::from(SLOT)) * SAMPLE_RATE;
         let data = self.uplink(k);
-        events.push(self.event(start, data, amp(30.0), 1e3));
-        for i in 0..self.fleet.len() {
-            let a = &self.fleet[i];
+        let phase = self.rng.range(0.0, TAU);
+        events.push(self.renderer.event(start, data, 30.0, 1e3, phase));
+        for a in &self.fleet {
             let km = distance_km(self.cfg.receiver, a.position(k)).max(1.0);
             let snr = (30.0 - 20.0 * (km / 10.0).log10()).clamp(4.0, 35.0);
             let start = second + (0.188 + 0.81 * self.rng.uniform()) * SAMPLE_RATE;
-            let (data, carrier) = (a.message(k), a.carrier_hz());
-            events.push(self.event(start, data, amp(snr), carrier));
+            let phase = self.rng.range(0.0, TAU);
+            let e = self
+                .renderer
+                .event(start, a.message(k), snr, a.carrier_hz(), phase);
+            events.push(e);
         }
         events.sort_by(|a, b| a.start.total_cmp(&b.start));
         for e in events {
             self.renderer.push(e);
-        }
-    }
-
-    fn event(&mut self, start: f64, data: Vec<u8>, amplitude: f32, carrier_hz: f64) -> Event {
-        let bits = SYNC_BITS + 8 * bytes_sent(data.len());
-        Event {
-            start,
-            end: start + self.renderer.modulator.samples_for(bits) + 1.0,
-            data,
-            amplitude,
-            snr_db: 0.0,
-            carrier_hz,
-            phase: self.rng.range(0.0, std::f64::consts::TAU),
-            overlapped: false,
         }
     }
 

@@ -137,8 +137,8 @@ pub(crate) struct UatRenderer {
     taps: Vec<f32>,
     sigma_in: f32,
     /// Noise drawn from this table instead of the generator (the demo's
-    /// light receiver), and where in it.
-    noise_table: Option<(Vec<C32>, usize)>,
+    /// light receiver).
+    noise_table: Option<Vec<C32>>,
     sigma_out: f64,
     noise: Rng,
     events: std::collections::VecDeque<Event>,
@@ -167,7 +167,7 @@ impl UatRenderer {
         let table = (0..1 << 16)
             .map(|_| complex_normal(&mut r.noise, r.sigma_in))
             .collect();
-        r.noise_table = Some((table, 0));
+        r.noise_table = Some(table);
         r
     }
 
@@ -198,6 +198,30 @@ impl UatRenderer {
     /// Complex noise power per output sample (full scale 1).
     pub fn noise_power(&self) -> f64 {
         2.0 * self.sigma_out * self.sigma_out
+    }
+
+    /// A transmission of `data` from `start` (samples) at `snr_db` (signal
+    /// power over [`noise_power`](Self::noise_power)), on `carrier_hz`
+    /// with `phase`, its end from the bits sent.
+    pub fn event(
+        &self,
+        start: f64,
+        data: Vec<u8>,
+        snr_db: f64,
+        carrier_hz: f64,
+        phase: f64,
+    ) -> Event {
+        let bits = SYNC_BITS + 8 * bytes_sent(data.len());
+        Event {
+            start,
+            end: start + self.modulator.samples_for(bits) + 1.0,
+            amplitude: (self.noise_power() * 10f64.powf(snr_db / 10.0)).sqrt() as f32,
+            data,
+            snr_db,
+            carrier_hz,
+            phase,
+            overlapped: false,
+        }
     }
 
     /// Samples written so far.
@@ -238,9 +262,10 @@ impl UatRenderer {
             let _ = self.modulator.add_message(&burst, &e.data, region);
         }
         match &mut self.noise_table {
-            Some((table, at)) => {
-                *at = self.noise.below(table.len() as u64) as usize;
-                for (x, n) in region.iter_mut().zip(table.iter().cycle().skip(*at)) {
+            Some(table) => {
+                let at = self.noise.below(table.len() as u64) as usize;
+                let (tail, head) = (&table[at..], &table[..at]);
+                for (x, n) in region.iter_mut().zip(tail.iter().chain(head).cycle()) {
                     *x += *n;
                 }
             }
@@ -418,8 +443,6 @@ pub fn generate(
         return Err(bad("SNR, carrier and noise must be finite, noise positive"));
     }
     let mut renderer = UatRenderer::new(cfg.noise_rms, cfg.seed ^ 0x7561_745f_6e6f_6973);
-    let m = renderer.modulator;
-    let noise_power = renderer.noise_power();
 
     // Every event of the scene, in start order.
     let mut rng = Rng::new(cfg.seed);
@@ -429,19 +452,9 @@ pub fn generate(
     let seconds = cfg.seconds.ceil() as u64;
     let mut events = Vec::new();
     let event = |rng: &mut Rng, start: f64, data: Vec<u8>, carrier_hz: f64| {
-        let bits = SYNC_BITS + 8 * bytes_sent(data.len());
         let snr_db = rng.range(cfg.snr_db.0, cfg.snr_db.1.max(cfg.snr_db.0));
-        let amplitude = (noise_power * 10f64.powf(snr_db / 10.0)).sqrt() as f32;
-        Event {
-            start,
-            end: start + m.samples_for(bits) + 1.0,
-            data,
-            amplitude,
-            snr_db,
-            carrier_hz,
-            phase: rng.range(0.0, std::f64::consts::TAU),
-            overlapped: false,
-        }
+        let phase = rng.range(0.0, std::f64::consts::TAU);
+        renderer.event(start, data, snr_db, carrier_hz, phase)
     };
     for k in 0..seconds {
         let second = k as f64 * SAMPLE_RATE;

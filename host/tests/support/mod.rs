@@ -275,6 +275,26 @@ pub fn make_scene(dir: &Path, seconds: f64, seed: u64) -> PathBuf {
     cu8
 }
 
+/// `airwaves scene --uat` with the options `args` into `dir`; returns the
+/// .cu8 and the text of its truth list.
+pub fn make_uat_scene(dir: &Path, args: &[&str]) -> (PathBuf, String) {
+    let cu8 = dir.join("uat.cu8");
+    let truth = dir.join("uat.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_airwaves"))
+        .args(["scene", "--uat"])
+        .args(args)
+        .arg(&cu8)
+        .arg(&truth)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (cu8, std::fs::read_to_string(&truth).unwrap())
+}
+
 // ------------------------------------------------------------ TCP and HTTP
 
 /// Accept one connection on `l` and read it to the end (in a thread).

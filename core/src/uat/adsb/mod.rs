@@ -476,6 +476,28 @@ pub struct ModeStatus {
 const BASE40: &[u8; 40] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ ???";
 
 impl ModeStatus {
+    /// The base-40 codes of `text` (digits, capitals, space; at most 8,
+    /// padded with spaces), for [`chars`](Self::chars): the inverse of
+    /// [`text`](Self::text). `None` for a longer text or another
+    /// character.
+    ///
+    /// ```
+    /// use airwaves_core::uat::adsb::ModeStatus;
+    /// let c = ModeStatus::chars_of("N978AW").unwrap();
+    /// assert_eq!(c, [23, 9, 7, 8, 10, 32, 36, 36]);
+    /// assert_eq!(ModeStatus::chars_of("n978"), None);
+    /// ```
+    pub fn chars_of(text: &str) -> Option<[u8; 8]> {
+        let mut out = [36u8; 8];
+        if text.len() > out.len() {
+            return None;
+        }
+        for (o, c) in out.iter_mut().zip(text.bytes()) {
+            *o = BASE40[..37].iter().position(|&b| b == c)? as u8;
+        }
+        Some(out)
+    }
+
     /// IDENT active.
     pub fn ident(&self) -> bool {
         self.flags & 0x08 != 0

@@ -6,23 +6,10 @@ use crate::modes::frame::DownlinkFormat;
 use crate::modes::tracker::{AddressType, NON_ICAO, ReceivedFrame, Tracker, TrackerConfig};
 use crate::uat::adsb::{AuxStateVector, ModeStatus, StateVector, TargetState as UatTarget};
 
-/// Base-40 codes of `text` (digits, capitals, space), padded with spaces.
-fn base40(text: &str) -> [u8; 8] {
-    let mut out = [36u8; 8];
-    for (o, c) in out.iter_mut().zip(text.bytes()) {
-        *o = match c {
-            b'0'..=b'9' => c - b'0',
-            b'A'..=b'Z' => c - b'A' + 10,
-            _ => 36,
-        };
-    }
-    out
-}
-
 fn status(text: &str, is_callsign: bool, category: u8, emergency: u8) -> ModeStatus {
     ModeStatus {
         emitter_category: category,
-        chars: base40(text),
+        chars: ModeStatus::chars_of(text).unwrap(),
         is_callsign,
         emergency,
         mops_version: 2,
