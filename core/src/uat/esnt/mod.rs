@@ -24,7 +24,7 @@
 //! | state vector, airborne, with position | TC 9–18 (barometric) or 20–22 (GNSS height) from the NIC, as an even **and** an odd CPR frame so a tracker decodes it at once |
 //! | state vector, on the ground, with position | TC 5–8 from the NIC, movement and track, even and odd |
 //! | airborne north/east velocity, vertical rate | TC 19 subtype 1 (subtype 2 for supersonic), with the mode status's NACv and the GNSS − baro difference when the auxiliary state vector carries the other altitude |
-//! | mode status with a call sign | TC 1–4 identification; the emitter category `c` (0–31) is set `A + c/8`, so TC `4 − c/8`, category `c mod 8` |
+//! | mode status with a call sign | TC 1–4 identification; the emitter category `c` (0–31) is set `A + c/8`, so TC `4 − c/8`, category `c mod 8`; codes 32–39 (none in 1090 ES) become A0, no information |
 //! | mode status with a squawk or an emergency | TC 28 subtype 1 |
 //! | target state | TC 29 subtype 1 (selected altitude `code = alt/32 + 1`, baro `(hPa − 800)/0.8 + 1`, heading `deg·256/180` mod 512) |
 //! | mode status | TC 31 operational status (version, NACp, SIL, GVA, NICbaro) |
@@ -120,10 +120,14 @@ pub fn translate(msg: &DownlinkRepr, out: &mut [EsFrame; MAX_FRAMES]) -> usize {
         if st.is_callsign {
             let mut buf = [0u8; 8];
             let text = st.text(&mut buf);
-            let category = Category::new(
-                4 - (st.emitter_category / 8).min(3),
-                st.emitter_category % 8,
-            );
+            // Codes past D7 have no extended squitter category: set A,
+            // "no information" (A0).
+            let c = st.emitter_category;
+            let category = if c < 32 {
+                Category::new(4 - c / 8, c % 8)
+            } else {
+                Category::new(4, 0)
+            };
             if let (Some(category), Some(callsign), false) = (
                 category,
                 Callsign::from_ascii(text.as_bytes()),

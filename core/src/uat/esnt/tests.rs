@@ -139,6 +139,28 @@ fn test_one_aircraft_heard_on_both_links() {
 }
 
 #[test]
+fn test_emitter_categories_map_to_sets_a_to_d() {
+    let category = |code: u8| {
+        let mut msg = airborne();
+        msg.status = Some(status("N123AB", true, code, 0));
+        frames(&msg)
+            .iter()
+            .find_map(|b| match AdsbRepr::parse(&b[4..11]).unwrap() {
+                AdsbRepr::Identification(id) => Some((id.category.type_code(), id.category.ca())),
+                _ => None,
+            })
+            .unwrap()
+    };
+    // A1 light, B2 lighter than air, C3 fixed obstacle, D7 reserved.
+    assert_eq!(category(1), (4, 1));
+    assert_eq!(category(10), (3, 2));
+    assert_eq!(category(19), (2, 3));
+    assert_eq!(category(31), (1, 7));
+    // Past D7: no information, not a D code.
+    assert_eq!(category(35), (4, 0));
+}
+
+#[test]
 fn test_tisb_track_file_is_non_icao() {
     let mut msg = airborne();
     msg.qualifier = AddressQualifier::TisbTrackFile;
