@@ -27,7 +27,6 @@ use crate::net::listener::ListenerHandle;
 use crate::ring;
 use crate::uat::{self, fisb::FisbStore, input::UatEvent};
 use airwaves_core::modes::cpr::Position;
-use airwaves_core::uat::adsb::{Downlink, DownlinkRepr};
 use airwaves_core::uat::demod::Link;
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -525,25 +524,15 @@ impl<'a> Feeder<'a> {
                     if hubs.is_some_and(|h| h.raw.clients() > 0) {
                         uat::raw_line(&m, seconds, &mut raw);
                     }
-                    match m.link {
-                        Link::Downlink => {
-                            let Ok(r) = DownlinkRepr::parse(&Downlink::new_unchecked(m.bytes()))
-                            else {
-                                continue;
-                            };
+                    match (m.link, m.downlink()) {
+                        (Link::Downlink, Some(r)) => {
                             pipeline.process_uat(&r, m.rssi_dbfs, t_ms);
                             if hubs.is_some_and(|h| h.json.clients() > 0) {
-                                uat::json::write_downlink(
-                                    &r,
-                                    m.rssi_dbfs,
-                                    m.errors,
-                                    Some(seconds),
-                                    &mut json,
-                                );
-                                json.push('\n');
+                                uat::json::write_downlink_line(&r, &m, Some(seconds), &mut json);
                             }
                         }
-                        Link::Uplink => {
+                        (Link::Downlink, None) => {}
+                        (Link::Uplink, _) => {
                             pipeline.count_uat_uplink();
                             self.ticker.fisb.add_uplink(m.bytes(), t_ms);
                         }

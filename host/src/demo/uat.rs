@@ -295,7 +295,6 @@ fn distance_km(a: Position, b: Position) -> f64 {
 mod tests {
     use super::*;
     use crate::uat::fisb::FisbStore;
-    use airwaves_core::uat::adsb::{Downlink, DownlinkRepr};
     use airwaves_core::uat::demod::{DemodState, Demodulator, Link};
 
     #[test]
@@ -330,7 +329,7 @@ mod tests {
             sky.fill(&mut buf[..n]);
             demod.process(&mut st, &buf[..n], |m| match m.link {
                 Link::Downlink => {
-                    let r = DownlinkRepr::parse(&Downlink::new_unchecked(m.bytes())).unwrap();
+                    let r = m.downlink().unwrap();
                     addresses.insert(r.address);
                 }
                 Link::Uplink => {

@@ -29,11 +29,25 @@ use crate::json::JsonWriter;
 use airwaves_core::uat::adsb::{
     AddressQualifier, AirGround, Altitude, Direction, DownlinkRepr, Motion, VEHICLE_SIZES_M,
 };
+use airwaves_core::uat::demod::Message;
 
 /// Round to `d` decimals, as dump978-fa does before writing.
 fn round(v: f64, d: i32) -> f64 {
     let k = 10f64.powi(d);
     (v * k).round() / k
+}
+
+/// Append the JSON line (object and newline) of the downlink message `r`
+/// decoded from `m`, received at Unix time `received_at` (seconds; `None`
+/// leaves it out), as dump978-fa serves them on 30979.
+pub fn write_downlink_line(
+    r: &DownlinkRepr,
+    m: &Message,
+    received_at: Option<f64>,
+    out: &mut String,
+) {
+    write_downlink(r, m.rssi_dbfs, m.errors, received_at, out);
+    out.push('\n');
 }
 
 /// Append the JSON object (no newline) of the downlink message `r`,

@@ -14,7 +14,6 @@ pub mod fisb;
 pub mod input;
 pub mod json;
 
-use airwaves_core::uat::adsb::{Downlink, DownlinkRepr};
 use airwaves_core::uat::demod::{DemodState, Demodulator, Link, Message};
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
@@ -114,24 +113,11 @@ impl<W: Write> LineWriter<'_, W> {
             self.failed = Some(e);
             return;
         }
-        let Some(json) = self.json.as_mut() else {
-            return;
-        };
-        if m.link != Link::Downlink {
-            return;
-        }
-        let Ok(r) = DownlinkRepr::parse(&Downlink::new_unchecked(m.bytes())) else {
+        let (Some(json), Some(r)) = (self.json.as_mut(), m.downlink()) else {
             return;
         };
         self.line.clear();
-        json::write_downlink(
-            &r,
-            m.rssi_dbfs,
-            m.errors,
-            self.t0.map(|_| t),
-            &mut self.line,
-        );
-        self.line.push('\n');
+        json::write_downlink_line(&r, m, self.t0.map(|_| t), &mut self.line);
         if let Err(e) = json.write_all(self.line.as_bytes()) {
             self.failed = Some(e);
         }

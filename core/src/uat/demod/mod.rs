@@ -79,6 +79,7 @@
 
 mod trellis;
 
+use super::adsb::{Downlink, DownlinkRepr};
 use super::rs::ReedSolomon;
 use super::{
     BASIC_BYTES, BASIC_DATA, DOWNLINK_SYNC, LONG_BYTES, LONG_DATA, SYNC_BITS, UPLINK_BLOCK_BYTES,
@@ -133,6 +134,15 @@ impl Message {
     /// The data bytes: 18 (basic), 34 (long) or 432 (uplink).
     pub fn bytes(&self) -> &[u8] {
         &self.data[..self.len as usize]
+    }
+
+    /// What a downlink message says; `None` for an uplink (or a length
+    /// its payload type does not fit).
+    pub fn downlink(&self) -> Option<DownlinkRepr> {
+        if self.link != Link::Downlink {
+            return None;
+        }
+        DownlinkRepr::parse(&Downlink::new_unchecked(self.bytes())).ok()
     }
 }
 
