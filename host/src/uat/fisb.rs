@@ -17,7 +17,8 @@
 //! `w` (degrees), height `h` and width `wd` (degrees); `bins` its 32 × 4
 //! intensities west→east, north→south. Only blocks with an echo
 //! (intensity ≥ 2 somewhere) are listed; a block later reported empty
-//! is taken off. Text reports are newest first.
+//! is taken off. Text reports are newest first. The blocks of an image
+//! are rendered again only when they change, not every second.
 //!
 //! # Bounds
 //!
@@ -61,6 +62,40 @@ struct Image {
     /// Product time of the newest block, minutes of the day.
     minutes: u16,
     received_ms: u64,
+    /// The `blocks` array as last rendered, and whether the blocks have
+    /// changed since (the JSON is written every second; the blocks change
+    /// only when an uplink brings some or they expire).
+    blocks_json: String,
+    dirty: bool,
+}
+
+impl Image {
+    /// Render the `blocks` array into `blocks_json` if the blocks changed.
+    fn render_blocks(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        self.blocks_json.clear();
+        let mut blocks = JsonWriter::array(&mut self.blocks_json);
+        let mut sorted: Vec<&StoredBlock> = self.blocks.values().collect();
+        sorted.sort_by_key(|b| (b.header.scale.code(), b.header.south, b.header.number));
+        for b in sorted {
+            let Some(g) = b.header.geometry() else {
+                continue;
+            };
+            let mut bo = JsonWriter::object(blocks.element());
+            bo.float("n", g.north_deg, 5);
+            bo.float("w", g.west_deg, 5);
+            bo.float("h", g.height_deg, 6);
+            bo.float("wd", g.width_deg, 6);
+            let bins: String = b.bins.iter().map(|&v| char::from(b'0' + (v & 7))).collect();
+            push_json_string(bo.key("bins"), &bins);
+            bo.int("t", i64::from(b.minutes));
+            bo.close_object();
+        }
+        blocks.close_array();
+    }
 }
 
 /// The latest text report of a kind and location.
@@ -137,6 +172,7 @@ impl FisbStore {
         let minutes = u16::from(apdu.time.hours) * 60 + u16::from(apdu.time.minutes);
         image.minutes = minutes;
         image.received_ms = now_ms;
+        image.dirty = true;
         let mut put = |header: BlockHeader, bins: [u8; BINS]| {
             let key = (header.number, header.south, header.scale.code());
             let has_echo = bins.iter().any(|&b| b >= 2);
@@ -200,9 +236,11 @@ impl FisbStore {
         self.stations
             .retain(|_, s| !old(s.last_ms, STATION_KEEP_MS));
         for image in &mut self.nexrad {
+            let before = image.blocks.len();
             image
                 .blocks
                 .retain(|_, b| !old(b.received_ms, NEXRAD_KEEP_MS));
+            image.dirty |= image.blocks.len() != before;
         }
         self.reports
             .retain(|_, r| !old(r.received_ms, TEXT_KEEP_MS));
@@ -240,10 +278,11 @@ impl FisbStore {
         }
         {
             let mut list = JsonWriter::array(o.key("nexrad"));
-            for (i, image) in self.nexrad.iter().enumerate() {
+            for (i, image) in self.nexrad.iter_mut().enumerate() {
                 if image.blocks.is_empty() {
                     continue;
                 }
+                image.render_blocks();
                 let mut e = JsonWriter::object(list.element());
                 push_json_string(e.key("product"), if i == 0 { "regional" } else { "conus" });
                 let _ = write!(
@@ -253,24 +292,7 @@ impl FisbStore {
                     image.minutes % 60
                 );
                 e.float("age", age(image.received_ms), 1);
-                let mut blocks = JsonWriter::array(e.key("blocks"));
-                let mut sorted: Vec<&StoredBlock> = image.blocks.values().collect();
-                sorted.sort_by_key(|b| (b.header.scale.code(), b.header.south, b.header.number));
-                for b in sorted {
-                    let Some(g) = b.header.geometry() else {
-                        continue;
-                    };
-                    let mut bo = JsonWriter::object(blocks.element());
-                    bo.float("n", g.north_deg, 5);
-                    bo.float("w", g.west_deg, 5);
-                    bo.float("h", g.height_deg, 6);
-                    bo.float("wd", g.width_deg, 6);
-                    let bins: String = b.bins.iter().map(|&v| char::from(b'0' + (v & 7))).collect();
-                    push_json_string(bo.key("bins"), &bins);
-                    bo.int("t", i64::from(b.minutes));
-                    bo.close_object();
-                }
-                blocks.close_array();
+                e.key("blocks").push_str(&image.blocks_json);
                 e.close_object();
             }
             list.close_array();

@@ -148,6 +148,49 @@ fn test_newer_reports_and_empty_blocks_replace_older() {
     assert_eq!(v["text"][0]["time"], "071853Z");
 }
 
+/// The blocks' JSON, rendered once and kept, follows every change: a
+/// block cleared by a bitmap, one expired, one added.
+#[test]
+fn test_blocks_json_follows_changes() {
+    let mut store = FisbStore::new();
+    let west = |v: &serde_json::Value| -> Vec<f64> {
+        v["nexrad"][0]["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["w"].as_f64().unwrap())
+            .collect()
+    };
+    store.add_uplink(
+        &uplink_with(&[
+            (NEXRAD_REGIONAL, time(17, 55), block(32_040, 5)),
+            (NEXRAD_REGIONAL, time(17, 55), block(32_041, 6)),
+        ]),
+        0,
+    );
+    assert_eq!(west(&json(&mut store, 0)), [72.0, 72.8]);
+    assert_eq!(west(&json(&mut store, 1_000)), [72.0, 72.8]);
+    let empty = EmptyBlocks {
+        header: BlockHeader {
+            south: false,
+            scale: Scale::X1,
+            number: 32_040,
+        },
+        offsets: 0,
+    };
+    let mut e = vec![0u8; empty.buffer_len()];
+    empty.emit(&mut e).unwrap();
+    store.add_uplink(&uplink_with(&[(NEXRAD_REGIONAL, time(18, 0), e)]), 2_000);
+    assert_eq!(west(&json(&mut store, 2_000)), [72.8]);
+    store.add_uplink(
+        &uplink_with(&[(NEXRAD_REGIONAL, time(18, 5), block(32_042, 4))]),
+        NEXRAD_KEEP_MS / 2,
+    );
+    assert_eq!(west(&json(&mut store, NEXRAD_KEEP_MS / 2)), [72.8, 73.6]);
+    // The first two were received at 0: 32,041 expires, 32,042 stays.
+    assert_eq!(west(&json(&mut store, NEXRAD_KEEP_MS + 1)), [73.6]);
+}
+
 #[test]
 fn test_old_data_expires_and_garbage_is_counted() {
     let mut store = FisbStore::new();
