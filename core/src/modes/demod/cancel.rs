@@ -44,7 +44,7 @@
 //! fit is never subtracted).
 
 use super::history::{DemodState, power};
-use super::sequence::overlap;
+pub(super) use super::sequence::overlap;
 use super::slicer::tick_sum;
 use super::{DATA_START, FRAME_TICKS, HALF, LONG};
 
@@ -69,7 +69,7 @@ const EDGE: usize = 20;
 const EDGE_EXCESS: f32 = 1.5;
 
 /// Ticks of the four preamble pulses from the preamble start.
-const PULSES: [usize; 4] = [0, 12, 42, 54];
+pub(super) const PULSES: [usize; 4] = [0, 12, 42, 54];
 
 /// A reply's fitted waveform over samples `lo .. hi` of the history.
 pub(super) struct Fit {
@@ -265,7 +265,7 @@ const GATE_PULSE: u64 = 3;
 
 /// `y` of a byte pair: `5·(b − 127.4)` per component.
 #[inline]
-fn y_of(i: u8, q: u8) -> (f32, f32) {
+pub(super) fn y_of(i: u8, q: u8) -> (f32, f32) {
     let f = |b: u8| (5 * i32::from(b) - 637) as f32;
     (f(i), f(q))
 }
@@ -277,6 +277,37 @@ fn refine(a: f32, b: f32, lag: usize) -> f32 {
     let mut d = a - b * lag as f32;
     d -= tau * libm::floorf(d / tau + 0.5);
     b + d / lag as f32
+}
+
+/// The carrier offset `ω` (radians per sample) of samples `y` (a reply's
+/// span) whose pulse cover is `s`: from the lag products
+/// `P_L = Σ s_i s_{i−L} y_i y*_{i−L}` at the [`LAGS`], `arg P₁` refined
+/// by each longer lag (see the module doc).
+pub(super) fn carrier_offset(s: &[f32], y: &[(f32, f32)]) -> f32 {
+    let n = s.len().min(y.len());
+    let mut p = [(0.0f32, 0.0f32); LAGS.len()];
+    for i in 0..n {
+        if s[i] == 0.0 {
+            continue;
+        }
+        let (a, b) = y[i];
+        for (p, &l) in p.iter_mut().zip(&LAGS) {
+            if i >= l && s[i - l] > 0.0 {
+                let w = s[i] * s[i - l];
+                let (c, d) = y[i - l];
+                // y_i · conj(y_{i−L})
+                p.0 += w * (a * c + b * d);
+                p.1 += w * (b * c - a * d);
+            }
+        }
+    }
+    let mut omega = libm::atan2f(p[0].1, p[0].0);
+    for (p, &l) in p.iter().zip(&LAGS).skip(1) {
+        if p.0 != 0.0 || p.1 != 0.0 {
+            omega = refine(libm::atan2f(p.1, p.0), omega, l);
+        }
+    }
+    omega
 }
 
 /// Fit the reply whose preamble starts at tick `r0` of the history
@@ -326,29 +357,7 @@ pub(super) fn fit<const T: usize>(st: &DemodState, r0: usize, bytes: &[u8]) -> O
         *y = y_of(iq[0], iq[1]);
     }
     let s = &f.s[D..D + n];
-    // Lag products, all lags in one pass.
-    let mut p = [(0.0f32, 0.0f32); LAGS.len()];
-    for i in 0..n {
-        if s[i] == 0.0 {
-            continue;
-        }
-        let (a, b) = y[i];
-        for (p, &l) in p.iter_mut().zip(&LAGS) {
-            if i >= l && s[i - l] > 0.0 {
-                let w = s[i] * s[i - l];
-                let (c, d) = y[i - l];
-                // y_i · conj(y_{i−L})
-                p.0 += w * (a * c + b * d);
-                p.1 += w * (b * c - a * d);
-            }
-        }
-    }
-    let mut omega = libm::atan2f(p[0].1, p[0].0);
-    for (p, &l) in p.iter().zip(&LAGS).skip(1) {
-        if p.0 != 0.0 || p.1 != 0.0 {
-            omega = refine(libm::atan2f(p.1, p.0), omega, l);
-        }
-    }
+    let omega = carrier_offset(s, &y[..n]);
     f.omega = omega;
     // Normal equations: b_d = Σ s_{i−d} ỹ_i, M Toeplitz from the
     // autocorrelation of s (zero outside the span's pulses).

@@ -58,6 +58,11 @@ pub struct DemodStats {
     pub mlse: u64,
     /// Frames recovered by sequence estimation on sample amplitudes.
     pub sequence: u64,
+    /// Coherent second chances tried (within the budget).
+    pub coherent_tried: u64,
+    /// Frames recovered by the coherent second chance (sequence
+    /// estimation on the samples projected onto the reply's carrier).
+    pub coherent: u64,
     /// Decoded replies subtracted from the history (interference
     /// cancellation: other energy was left under them).
     pub cancelled: u64,
@@ -108,6 +113,10 @@ pub struct DemodState {
     /// Absolute sample index up to which the history has had a reply
     /// cancelled (frames starting before it count as uncovered).
     pub(super) cancelled_until: u64,
+    /// Coherent attempts' token bucket, in samples of signal earned.
+    pub(super) coherent_credit: u64,
+    /// Absolute sample index of the bucket's last update.
+    pub(super) coherent_at: u64,
     pub(super) stats: DemodStats,
 }
 
@@ -154,6 +163,8 @@ impl DemodState {
             floor: 0,
             last_emit: ([0; 14], u64::MAX),
             cancelled_until: 0,
+            coherent_credit: 0,
+            coherent_at: 0,
             stats: DemodStats {
                 samples: 0,
                 triggers: 0,
@@ -163,6 +174,8 @@ impl DemodState {
                 sliced: 0,
                 mlse: 0,
                 sequence: 0,
+                coherent_tried: 0,
+                coherent: 0,
                 cancelled: 0,
                 uncovered: 0,
             },

@@ -96,7 +96,19 @@
 //!    fits better, if one does (reading all three in full found 0.2
 //!    points more of the replies at 1,500 replies/s, 40.7 against
 //!    40.5 %, for 3.6 instructions per sample more). Each is validated
-//!    and repaired again.
+//!    and repaired again. Last, **coherently** (module `coherent`): the
+//!    first plain slice's bits, right for most bits even when the frame
+//!    is not, give the reply's carrier offset and phase; the samples
+//!    projected onto that carrier (pulse amplitude plus real noise of
+//!    half the power, zero-mean where there is no pulse) go through the
+//!    same amplitude search, at the timing within two ticks that the
+//!    projected preamble fits best. It reads weak replies that
+//!    square-law detection cannot: 30 → 49 of 150 isolated replies at
+//!    9 dB (2.4 MS/s). At about 70,000 instructions an attempt it is
+//!    rationed by a token bucket, [`COHERENT_PER_S`] attempts per second
+//!    of signal on average ([`Demodulator::with_coherent`]): a quiet
+//!    channel (250 replies/s: about 30 attempts a second) does not reach
+//!    it, a dense one is held to it.
 //! 10. After a valid frame, scanning resumes after its last bit; after a
 //!     failure it resumes one sample later, so a reply starting inside a
 //!     garbled one still gets its chance (the same preamble is not sliced
@@ -192,6 +204,8 @@ mod mlse;
 mod sequence;
 // Successive interference cancellation (step 11).
 mod cancel;
+// Coherent second chance (step 9).
+mod coherent;
 // Known ICAO addresses for the AP formats.
 mod address_filter;
 
@@ -226,6 +240,10 @@ const FRAME_TICKS: usize = DATA_START + LONG * 2 * HALF;
 const CHUNK: usize = 256;
 /// Candidate phases evaluated per trigger: this many samples' worth.
 const SPAN: usize = 2;
+
+/// Default budget of the coherent second chance, attempts per second of
+/// signal ([`Demodulator::with_coherent`]).
+pub const COHERENT_PER_S: u16 = 30;
 
 /// Whether the 5-bit DF code `df` is an AP format
 /// ([`DownlinkFormat::has_address_parity`]): accepted only for a known
@@ -278,6 +296,7 @@ pub struct Demodulator {
     es_sets: u16,
     es_flips: u8,
     mlse: bool,
+    coherent_per_s: u16,
     sic: bool,
 }
 
@@ -315,7 +334,8 @@ impl Demodulator {
     /// of up to 3 bits among the 24 least confident for DF17/18, the 64 most
     /// likely sets of up to 4 flips among the 12 least confident for AP
     /// formats and DF11 towards a known address, the DF17/18 search beyond
-    /// 3 flips off, the sequence second chances on,
+    /// 3 flips off, the sequence second chances on (the coherent one at
+    /// [`COHERENT_PER_S`] attempts per second),
     /// exhaustive 2-bit repair off, trigger at 3 × the noise floor.
     ///
     /// ```
@@ -349,6 +369,7 @@ impl Demodulator {
             es_sets: 0,
             es_flips: 6,
             mlse: true,
+            coherent_per_s: COHERENT_PER_S,
             sic: true,
         })
     }
@@ -456,6 +477,23 @@ impl Demodulator {
     /// ```
     pub const fn with_mlse(mut self, on: bool) -> Self {
         self.mlse = on;
+        self
+    }
+
+    /// The coherent second chance (module `coherent`): a reply that
+    /// nothing else decoded is read again on its samples projected onto
+    /// its own carrier, at most `per_second` times per second of signal
+    /// on average (a token bucket; 0 disables it). Default
+    /// [`COHERENT_PER_S`]. It acts at 2.0, 2.4 and 3 MS/s with
+    /// [`with_mlse`](Self::with_mlse) on.
+    ///
+    /// ```
+    /// use airwaves_core::modes::demod::Demodulator;
+    /// let d = Demodulator::new(2_400_000).unwrap().with_coherent(0);
+    /// # let _ = d;
+    /// ```
+    pub const fn with_coherent(mut self, per_second: u16) -> Self {
+        self.coherent_per_s = per_second;
         self
     }
 

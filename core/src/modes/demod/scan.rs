@@ -4,13 +4,15 @@
 //! address filter.
 
 use super::cancel::Evidence;
+use super::coherent::Budget;
 use super::history::DemodState;
 use super::mlse::Prior;
 use super::preamble::{U_LEN, centroid_phase, coarse_ok, preamble_score, tick_integral, trigger};
-use super::sequence::{Rejected, fit_phase, sequence_fit, sequence_slice};
+use super::sequence::{Amplitudes, MAX_SAMPLES, Rejected, fit_phase, sequence_fit, sequence_slice};
 use super::slicer::{Slice, slice};
 use super::{
-    AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, FRAME_TICKS, HALF, SPAN, cancel, crc,
+    AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, FRAME_TICKS, HALF, LONG, SPAN,
+    TICK_HZ, cancel, coherent, crc,
 };
 
 /// A decoded frame, its bit count, and the evidence of other energy
@@ -147,6 +149,7 @@ impl Demodulator {
                 return Some(self.found(f, sl, &u, *p));
             }
         }
+        let first = kept[0].as_ref().map(|(p, _, sl)| (*p, sl.bytes));
         if self.mlse && u64::from(level0) > 5 * noise6 {
             // Sequence estimation on the half-bit energies of the first
             // slice kept (the centroid timing): cheap, and it copes with a
@@ -185,7 +188,7 @@ impl Demodulator {
             // fitted timing too if that is another.
             let mut reads: [Option<(f32, usize)>; 2] = [None, None];
             for (i, pf) in near.filter(|&q| q < SPAN * T).enumerate() {
-                match sequence_fit::<T>(c, pf, st.noise, ap) {
+                match sequence_fit::<T>(c, Amplitudes::Power, pf, st.noise, ap) {
                     Ok(fit) if i == 0 => reads[0] = Some((fit, pf)),
                     Ok(fit) if reads[1].is_none_or(|(best, _)| fit < best) => {
                         reads[1] = Some((fit, pf));
@@ -203,7 +206,7 @@ impl Demodulator {
                 }
             }
             for (_, pf) in reads.into_iter().flatten() {
-                let Ok(sl2) = sequence_slice::<T>(c, pf, st.noise, ap) else {
+                let Ok(sl2) = sequence_slice::<T>(c, Amplitudes::Power, pf, st.noise, ap) else {
                     continue;
                 };
                 let ts = abs0 + pf as u64;
@@ -220,9 +223,68 @@ impl Demodulator {
                     return Some((f, sl2.n, None));
                 }
             }
+            // The coherent reading, from the first plain slice's bits, at
+            // the fitted timing or that slice's.
+            if let Some(first) = first {
+                let p = fitted.unwrap_or(first.0);
+                if let Some(found) = self.coherent::<T, N>(st, j, p, first, filter) {
+                    return Some(found);
+                }
+            }
         }
         st.last_fail = abs0 + best[0].1 as u64;
         None
+    }
+
+    /// Coherent second chance (module `coherent`) for the candidate at
+    /// trigger sample `j` whose preamble starts near window tick `p`, if
+    /// the budget allows an attempt: the bits of its first plain slice
+    /// (`first`: timing and bits) give the carrier, the window's samples
+    /// are projected onto it, and the amplitude sequence search reads
+    /// them at the timing within two ticks of `p` that the projected
+    /// preamble fits best.
+    fn coherent<const T: usize, const N: usize>(
+        &self,
+        st: &mut DemodState,
+        j: usize,
+        p: usize,
+        (p0, bytes): (usize, [u8; 14]),
+        filter: &AddressFilter<N>,
+    ) -> Option<Found> {
+        if !(cancel::MIN_T..=HALF).contains(&T) {
+            return None;
+        }
+        let budget = Budget {
+            per_second: self.coherent_per_s,
+        };
+        if !budget.take(st, st.base + j as u64, TICK_HZ / T as u32) {
+            return None;
+        }
+        let look = usize::from(self.look).min(MAX_SAMPLES);
+        st.stats.coherent_tried += 1;
+        // A long DF (≥ 16) reads 112 bits, a short one 56.
+        let n = if bytes[0] >> 7 == 1 {
+            LONG
+        } else {
+            crc::SHORT_BITS
+        };
+        let mut amps = [0.0f32; MAX_SAMPLES];
+        coherent::project::<T>(st, j, j * T + p0, &bytes[..n / 8], &mut amps[..look])?;
+        let q = coherent::best_timing::<T>(&amps[..look], p)?;
+        let c = st.c.get(j..=j + look)?;
+        let ap = !filter.is_empty();
+        let amps = Amplitudes::Coherent(&amps[..look]);
+        let sl = sequence_slice::<T>(c, amps, q, st.noise, ap).ok()?;
+        let ts = (st.base + j as u64) * T as u64 + q as u64;
+        // As from the amplitude search: a DF11 with a nonzero
+        // interrogator code is more often a squitter with errors in its
+        // last bits; take code 0 only.
+        let f = self
+            .validate(&sl, sl.bytes, 0, ts, q, T, filter)
+            .or_else(|| self.repair(&sl, ts, q, T, filter))
+            .filter(|f| f.df() != 11 || crc::remainder(f.bytes()) == 0)?;
+        st.stats.coherent += 1;
+        Some((f, sl.n, None))
     }
 
     /// A decoded frame, its bit count and, when cancellation is on, the

@@ -44,6 +44,12 @@
 //! the first bits relative to [`gate`]: the scan reads the whole reply
 //! only at the timings that fit best.
 //!
+//! The same search reads *coherent* amplitudes ([`Amplitudes::Coherent`],
+//! from module `coherent`): each sample's real part with the reply's
+//! carrier taken out, a pulse's amplitude plus real Gaussian noise of
+//! power `N/2`. Its expected value is then `s_i` itself (no noise term)
+//! and the gates use `N/2` for the noise.
+//!
 //! Only at 3, 2.4 and 2.0 MS/s (`T` = 4 … 6): at 6 and 12 MS/s a pulse
 //! covers two or more whole samples and slicing energies loses nothing.
 //!
@@ -70,7 +76,7 @@ const PULSES: [usize; 4] = [0, 12, 42, 54];
 const MIN_T: usize = 4;
 
 /// Samples of the longest window read.
-const MAX_SAMPLES: usize = (SPAN * HALF + FRAME_TICKS).div_ceil(MIN_T) + 1;
+pub(super) const MAX_SAMPLES: usize = (SPAN * HALF + FRAME_TICKS).div_ceil(MIN_T) + 1;
 
 /// Samples of the window up to the end of bit [`EARLY_BITS`]: all that
 /// [`sequence_fit`] reads.
@@ -99,16 +105,20 @@ fn gate(noise: f32, a: f32) -> f32 {
 /// One candidate reply: its sample amplitudes, which pulses each sample
 /// overlaps, and the expected amplitude for each overlap at the current
 /// `A`.
-struct Reply<const T: usize, const S: usize> {
-    /// `√m` of the window's samples (those read so far).
+struct Reply<'a, const T: usize, const S: usize> {
+    /// The window's sample amplitudes (those read so far): `√m`, or the
+    /// coherent amplitudes.
     y: [f32; S],
+    /// Coherent amplitudes of the window's samples, when given
+    /// ([`Amplitudes::Coherent`]).
+    coherent: Option<&'a [f32]>,
     /// Per sample, ticks overlapped by: the pulse of a `1` in the bit the
     /// sample belongs to, the pulse of a `0` there, the pulse of a `0` in
     /// the bit before.
     ov: [[u8; 3]; S],
     /// First sample of each bit (and the end of the last).
     first: [u16; LONG + 1],
-    /// Noise power per sample.
+    /// Noise power per sample (per component, `N/2`, when coherent).
     noise: f32,
     /// Clipped samples present.
     clipped: bool,
@@ -116,21 +126,30 @@ struct Reply<const T: usize, const S: usize> {
     mu: [f32; HALF + 1],
 }
 
-impl<const T: usize, const S: usize> Reply<T, S> {
+impl<'a, const T: usize, const S: usize> Reply<'a, T, S> {
     /// A candidate starting at tick `p` of window `c` (prefix sums), with
     /// the samples of the preamble and of its first `bits` bits read;
     /// `None` if the window is too short or `T < 4`.
-    fn new(c: &[u32], p: usize, noise: u32, bits: usize) -> Option<Self> {
+    fn new(c: &[u32], amps: Amplitudes<'a>, p: usize, noise: u32, bits: usize) -> Option<Self> {
         if !(MIN_T..=HALF).contains(&T) {
             return None;
         }
         let x = p + DATA_START;
         c.get(..=(x + LONG * 2 * HALF).div_ceil(T).min(MAX_SAMPLES))?;
+        let coherent = match amps {
+            Amplitudes::Power => None,
+            Amplitudes::Coherent(a) => Some(a),
+        };
         let mut r = Self {
             y: [0.0; S],
+            coherent,
             ov: [[0; 3]; S],
             first: [0; LONG + 1],
-            noise: noise as f32,
+            noise: if coherent.is_some() {
+                noise as f32 / 2.0
+            } else {
+                noise as f32
+            },
             clipped: false,
             mu: [0.0; HALF + 1],
         };
@@ -147,7 +166,14 @@ impl<const T: usize, const S: usize> Reply<T, S> {
             *f = ((x + 12 * k + 1).saturating_sub(T).div_ceil(T)).min(len) as u16;
         }
         let end = usize::from(self.first[to]);
-        if let Some(w) = c.get(from..=end) {
+        if let Some(a) = self.coherent {
+            for (y, &v) in self.y[from..end]
+                .iter_mut()
+                .zip(a.get(from..).unwrap_or(&[]))
+            {
+                *y = v;
+            }
+        } else if let Some(w) = c.get(from..=end) {
             for (y, m) in self.y[from..end].iter_mut().zip(w.windows(2)) {
                 *y = libm::sqrtf(m[1].wrapping_sub(m[0]) as f32);
                 self.clipped |= *y >= CLIP;
@@ -165,15 +191,23 @@ impl<const T: usize, const S: usize> Reply<T, S> {
 
     /// Set the pulse amplitude `A`.
     fn set_amplitude(&mut self, a: f32) {
+        let noise = if self.coherent.is_some() {
+            0.0
+        } else {
+            self.noise
+        };
         for (ov, mu) in self.mu.iter_mut().enumerate() {
             let s = a * ov as f32 / T as f32;
-            *mu = libm::sqrtf(s * s + self.noise);
+            *mu = libm::sqrtf(s * s + noise);
         }
     }
 
     /// `√max(y² − N, 0)`: the amplitude with the noise power taken out.
     fn clean(&self, i: usize) -> f32 {
         let y = self.y[i];
+        if self.coherent.is_some() {
+            return y;
+        }
         libm::sqrtf((y * y - self.noise).max(0.0))
     }
 
@@ -344,27 +378,7 @@ pub(super) fn fit_phase<const T: usize>(c: &[u32], noise: u32) -> Option<usize> 
         clipped |= m >= CLIP * CLIP;
         *y = libm::sqrtf((m - noise).max(0.0));
     }
-    // (score, p, Σw·y, Σw²)
-    let mut best = (0.0f32, 0, 0.0f32, 0.0f32);
-    let taps = const { preamble_taps::<T>() };
-    for (p, taps) in taps.iter().enumerate().take(SPAN * T) {
-        let (mut sxy, mut sxx) = (0.0f32, 0.0f32);
-        for &(i, w) in taps {
-            let w = f32::from(w);
-            sxy += w * y.get(usize::from(i)).copied().unwrap_or(0.0);
-            sxx += w * w;
-        }
-        if sxx > 0.0 && sxy > 0.0 {
-            let score = sxy * sxy / sxx;
-            if score > best.0 {
-                best = (score, p, sxy, sxx);
-            }
-        }
-    }
-    let (score, p, sxy, sxx) = best;
-    if score <= 0.0 {
-        return None;
-    }
+    let (score, p, sxy, sxx) = best_preamble::<T>(&y[..k], 0..SPAN * T)?;
     // Residual over the preamble's 8 µs: its quiet zones must be quiet.
     let (a, b) = (p / T, ((p + DATA_START) / T).min(k));
     let total: f32 = y[a..b].iter().map(|y| y * y).sum();
@@ -374,18 +388,49 @@ pub(super) fn fit_phase<const T: usize>(c: &[u32], noise: u32) -> Option<usize> 
     (!bad).then_some(p)
 }
 
+/// Among the preamble starts `starts` (ticks of the window, below
+/// `SPAN·T`), the one whose four box-shaped pulses best fit the sample
+/// amplitudes `y` of the window: `(score, start, Σw·y, Σw²)` with the
+/// largest `score = (Σw·y)² / Σw²` (`w` the pulses' overlap with each
+/// sample; the least-squares fit with the best amplitude for each
+/// start), `Σw·y > 0`; `None` if no start has one.
+pub(super) fn best_preamble<const T: usize>(
+    y: &[f32],
+    starts: core::ops::Range<usize>,
+) -> Option<(f32, usize, f32, f32)> {
+    let taps = const { preamble_taps::<T>() };
+    let mut best: Option<(f32, usize, f32, f32)> = None;
+    let (from, to) = (starts.start, starts.end.min(SPAN * T));
+    for (p, taps) in taps.iter().enumerate().take(to).skip(from) {
+        let (mut sxy, mut sxx) = (0.0f32, 0.0f32);
+        for &(i, w) in taps {
+            let w = f32::from(w);
+            sxy += w * y.get(usize::from(i)).copied().unwrap_or(0.0);
+            sxx += w * w;
+        }
+        if sxx > 0.0 && sxy > 0.0 {
+            let score = sxy * sxy / sxx;
+            if best.is_none_or(|b| score > b.0) {
+                best = Some((score, p, sxy, sxx));
+            }
+        }
+    }
+    best
+}
+
 /// The first [`EARLY_BITS`] bits of the reply whose preamble starts at
 /// tick `p` of window `c`: the candidate with its samples read that far,
 /// the preamble's amplitude `A`, the frame's length in bits and the fit's
 /// least cost per sample relative to [`gate`] (below 1 for every reply
 /// that is not clipped; lower is a better fit). See [`sequence_slice`].
-fn early<const T: usize, const S: usize>(
+fn early<'a, const T: usize, const S: usize>(
     c: &[u32],
+    amps: Amplitudes<'a>,
     p: usize,
     noise: u32,
     ap: bool,
-) -> Result<(Reply<T, S>, f32, usize, f32), Rejected> {
-    let mut r = Reply::<T, S>::new(c, p, noise, EARLY_BITS).ok_or(Rejected::Window)?;
+) -> Result<(Reply<'a, T, S>, f32, usize, f32), Rejected> {
+    let mut r = Reply::<T, S>::new(c, amps, p, noise, EARLY_BITS).ok_or(Rejected::Window)?;
     let a = r.preamble_amplitude(p).ok_or(Rejected::NotReply)?;
     r.set_amplitude(a);
     let (early, cost) = r.viterbi(EARLY_BITS, &mut [[0.0; 4]; EARLY_BITS]);
@@ -431,11 +476,12 @@ fn early<const T: usize, const S: usize>(
 /// before reading a whole reply at one of them.
 pub(super) fn sequence_fit<const T: usize>(
     c: &[u32],
+    amps: Amplitudes<'_>,
     p: usize,
     noise: u32,
     ap: bool,
 ) -> Result<f32, Rejected> {
-    early::<T, EARLY_SAMPLES>(c, p, noise, ap).map(|(.., fit)| fit)
+    early::<T, EARLY_SAMPLES>(c, amps, p, noise, ap).map(|(.., fit)| fit)
 }
 
 /// Slice the reply whose preamble starts at tick `p` of window `c` by
@@ -449,11 +495,12 @@ pub(super) fn sequence_fit<const T: usize>(
 /// confidence and the signal level carry over.
 pub(super) fn sequence_slice<const T: usize>(
     c: &[u32],
+    amps: Amplitudes<'_>,
     p: usize,
     noise: u32,
     ap: bool,
 ) -> Result<Slice, Rejected> {
-    let (mut r, mut a, n, _) = early::<T, MAX_SAMPLES>(c, p, noise, ap)?;
+    let (mut r, mut a, n, _) = early::<T, MAX_SAMPLES>(c, amps, p, noise, ap)?;
     let from = usize::from(r.first[EARLY_BITS]);
     r.read(c, from, p + DATA_START, EARLY_BITS, n);
     let mut costs = [[0.0f32; 4]; LONG];
@@ -483,6 +530,17 @@ pub(super) fn sequence_slice<const T: usize>(
         (s.e1[k], s.e0[k]) = if bit(&bits, k) { (hi, lo) } else { (lo, hi) };
     }
     Ok(s)
+}
+
+/// The sample amplitudes the search reads.
+#[derive(Clone, Copy)]
+pub(super) enum Amplitudes<'a> {
+    /// `√m`, from the window's prefix sums (non-coherent: Rician).
+    Power,
+    /// The real part of each sample of the window with the reply's
+    /// carrier (offset and phase) taken out: a pulse's amplitude plus
+    /// real Gaussian noise of power `N/2` (coherent detection).
+    Coherent(&'a [f32]),
 }
 
 /// Why [`sequence_slice`] gave no slice.
@@ -566,7 +624,7 @@ mod tests {
     fn test_half_sample_reply_read_whole() {
         for seed in 1..=6 {
             let (frame, c, noise, p) = half_sample_reply(seed);
-            let s = sequence_slice::<T>(&c, p, noise, false).expect("a reply");
+            let s = sequence_slice::<T>(&c, Amplitudes::Power, p, noise, false).expect("a reply");
             assert_eq!(s.bytes, frame, "seed {seed}");
             assert_eq!(s.n, LONG);
             // The energy slicer at the same timing: wrong bits, or no DF.
@@ -583,7 +641,8 @@ mod tests {
     fn test_fit_ranks_the_true_timing() {
         for seed in 1..=4 {
             let (_, c, noise, p) = half_sample_reply(seed);
-            let fit = |q| sequence_fit::<T>(&c, q, noise, false).expect("a reply");
+            let fit =
+                |q| sequence_fit::<T>(&c, Amplitudes::Power, q, noise, false).expect("a reply");
             let best = fit(p);
             assert!(best < 0.5, "seed {seed}: {best}");
             assert!(best < fit(p - 1) && best < fit(p + 1), "seed {seed}");
@@ -599,7 +658,7 @@ mod tests {
             let c = prefix(&m.bytes());
             let noise = (2.0 * SIGMA * SIGMA * 25.0) as u32;
             for p in 0..SPAN * 6 {
-                assert!(sequence_slice::<6>(&c, p, noise, true).is_err());
+                assert!(sequence_slice::<6>(&c, Amplitudes::Power, p, noise, true).is_err());
             }
         }
     }
