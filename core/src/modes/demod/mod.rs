@@ -157,15 +157,18 @@
 //!
 //! x86-64 instructions per input sample (callgrind, release, including the
 //! byte-to-power conversion; bench cases `modes/demod/*`, `scripts/ips`):
-//! 35.5 on the 2.4 MS/s capture case, 14.4 on receiver noise (σ = 4 LSB),
-//! 10.9 on full-scale uniform noise, 102.3 on the 2.0 MS/s `modes1` file
+//! 36.7 on the 2.4 MS/s capture case, 14.4 on receiver noise (σ = 4 LSB),
+//! 10.9 on full-scale uniform noise, 104.9 on the 2.0 MS/s `modes1` file
 //! (silence stripped: replies back to back, every pulse a trigger). When
 //! it came, the amplitude sequence search added 7.5 and 11 there (27.3 →
 //! 34.8 and 72.8 → 83.8) and recovered 1 and 12 more frames. Cancellation costs
 //! 5.0 on the `modes_vs_dump1090` scene at 1,000 replies/s (41.5 → 46.5:
 //! copying the byte pairs, the gate on every frame, the fit on a quarter
 //! of them, and the search again under the 4 % subtracted) and recovers
-//! 2.0 % more of its overlapped replies (25.6 → 27.6 %). State:
+//! 2.0 % more of its overlapped replies (25.6 → 27.6 %). The coherent
+//! reading added 1.2 and 2.6 on the capture cases (35.5 → 36.7, 102.3 →
+//! 104.9), 0.8 at 1,000 replies/s and 1.1 at 1,500 (58.1 → 59.2),
+//! nothing on noise. State:
 //! [`DemodState`] ≈ 12.2 KiB (the power history 8 KiB, its byte pairs
 //! 4 KiB) plus the filter (`AddressFilter<512>`: 4 KiB).
 //!
