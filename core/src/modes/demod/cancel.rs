@@ -23,7 +23,7 @@
 //! # Estimation
 //!
 //! `ω` from the lag products `P_L = Σ s_i s_{i−L} y_i y*_{i−L}` at
-//! `L = 1, 4, 16, 64`: `arg P₁ = ω` (unambiguous for `|ω| < π`, i.e.
+//! `L = 1, 8, 64` (`LAGS`): `arg P₁ = ω` (unambiguous for `|ω| < π`, i.e.
 //! offsets below half the sample rate), and each longer lag refines the
 //! previous estimate by `wrap(arg P_L − Lω)/L`, gaining a factor of about
 //! `L` in accuracy as long as the previous error times `L` stays below
