@@ -44,7 +44,7 @@
 //! fit is never subtracted).
 
 use super::history::{DemodState, power};
-pub(super) use super::sequence::overlap;
+use super::sequence::overlap;
 use super::slicer::tick_sum;
 use super::{DATA_START, FRAME_TICKS, HALF, LONG};
 
@@ -69,7 +69,7 @@ const EDGE: usize = 20;
 const EDGE_EXCESS: f32 = 1.5;
 
 /// Ticks of the four preamble pulses from the preamble start.
-pub(super) const PULSES: [usize; 4] = [0, 12, 42, 54];
+const PULSES: [usize; 4] = [0, 12, 42, 54];
 
 /// A reply's fitted waveform over samples `lo .. hi` of the history.
 pub(super) struct Fit {
@@ -310,6 +310,28 @@ pub(super) fn carrier_offset(s: &[f32], y: &[(f32, f32)]) -> f32 {
     omega
 }
 
+/// Add to `s[i − lo]` the share of sample `i` (ticks `[iT, iT + T)`)
+/// covered by the pulses of the reply whose preamble starts at tick `r0`
+/// with data bits `bytes`: the four preamble pulses and one 0.5 µs pulse
+/// per bit (the box model). Samples past the end of `s` are left out;
+/// `lo` must not exceed `r0 / T`.
+pub(super) fn pulse_cover<const T: usize>(s: &mut [f32], lo: usize, r0: usize, bytes: &[u8]) {
+    let mut add = |a: usize| {
+        for i in a / T..(a + HALF).div_ceil(T) {
+            if let Some(s) = s.get_mut(i - lo) {
+                *s += overlap::<T>(i, a) as f32 / T as f32;
+            }
+        }
+    };
+    for o in PULSES {
+        add(r0 + o);
+    }
+    for k in 0..bytes.len() * 8 {
+        let one = bytes[k / 8] >> (7 - k % 8) & 1 == 1;
+        add(r0 + DATA_START + 12 * k + if one { 0 } else { HALF });
+    }
+}
+
 /// Fit the reply whose preamble starts at tick `r0` of the history
 /// (sample `i` spanning ticks `[iT, iT + T)`) with `bits` data bits
 /// `bytes`. `None` if its span is not wholly in the history, holds
@@ -333,20 +355,8 @@ pub(super) fn fit<const T: usize>(st: &DemodState, r0: usize, bytes: &[u8]) -> O
         energy: 0.0,
         residual: 0.0,
     };
-    let mut add = |a: usize| {
-        for i in a / T..(a + HALF).div_ceil(T) {
-            if let Some(s) = f.s.get_mut(i + D - lo) {
-                *s += overlap::<T>(i, a) as f32 / T as f32;
-            }
-        }
-    };
-    for o in PULSES {
-        add(r0 + o);
-    }
-    for k in 0..bits {
-        let one = bytes[k / 8] >> (7 - k % 8) & 1 == 1;
-        add(r0 + DATA_START + 12 * k + if one { 0 } else { HALF });
-    }
+    // f.s[i + D − lo] is sample i's cover.
+    pulse_cover::<T>(&mut f.s[D..], lo, r0, bytes);
     let n = hi - lo;
     let (c, iq) = (st.c.get(lo..=hi)?, st.iq.get(2 * lo..2 * hi)?);
     let mut y = [(0.0f32, 0.0f32); MAX_SAMPLES];

@@ -59,7 +59,7 @@
 //! samples of the stream, so the output does not depend on how the
 //! stream is split into blocks.
 
-use super::cancel::{MIN_T, PULSES, carrier_offset, overlap, y_of};
+use super::cancel::{MIN_T, carrier_offset, pulse_cover, y_of};
 use super::history::DemodState;
 use super::sequence::{MAX_SAMPLES, best_preamble};
 use super::{DATA_START, HALF};
@@ -130,20 +130,7 @@ pub(super) fn project<const T: usize>(
     }
     // Pulse cover of the span's samples.
     let mut s = [0.0f32; SPAN_SAMPLES];
-    let mut add = |a: usize| {
-        for i in a / T..(a + HALF).div_ceil(T) {
-            if let Some(s) = s.get_mut(i - lo) {
-                *s += overlap::<T>(i, a) as f32 / T as f32;
-            }
-        }
-    };
-    for o in PULSES {
-        add(r0 + o);
-    }
-    for k in 0..bits {
-        let one = bytes[k / 8] >> (7 - k % 8) & 1 == 1;
-        add(r0 + DATA_START + 12 * k + if one { 0 } else { HALF });
-    }
+    pulse_cover::<T>(&mut s, lo, r0, bytes);
     // The window's samples as complex amplitudes, once.
     let iq = st.iq.get(2 * j..2 * end)?;
     let mut y = [(0.0f32, 0.0f32); SPAN_SAMPLES];

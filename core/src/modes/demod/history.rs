@@ -63,6 +63,9 @@ pub struct DemodStats {
     /// Frames recovered by the coherent second chance (sequence
     /// estimation on the samples projected onto the reply's carrier).
     pub coherent: u64,
+    /// Load windows (a quarter second of signal each) scanned with the
+    /// quiet-channel thresholds.
+    pub quiet_windows: u64,
     /// Decoded replies subtracted from the history (interference
     /// cancellation: other energy was left under them).
     pub cancelled: u64,
@@ -98,6 +101,9 @@ pub struct DemodState {
     pub(super) q16: u32,
     /// Trigger threshold over the trigger window.
     pub(super) threshold: u32,
+    /// The strict trigger threshold (equal to `threshold` unless the
+    /// quiet-channel thresholds are on).
+    pub(super) strict: u32,
     /// Absolute sample index of the next noise-floor update.
     pub(super) next_chunk: u64,
     /// Absolute tick of the last preamble that failed.
@@ -117,6 +123,12 @@ pub struct DemodState {
     pub(super) coherent_credit: u64,
     /// Absolute sample index of the bucket's last update.
     pub(super) coherent_at: u64,
+    /// The quiet-channel thresholds are in force.
+    pub(super) quiet: bool,
+    /// Frames passed to the sink in the current load window.
+    pub(super) load_frames: u32,
+    /// Absolute sample index where the current load window ends.
+    pub(super) load_until: u64,
     pub(super) stats: DemodStats,
 }
 
@@ -157,6 +169,7 @@ impl DemodState {
             noise: 0,
             q16: 0,
             threshold: u32::MAX,
+            strict: u32::MAX,
             next_chunk: 0,
             last_fail: u64::MAX,
             last_sequence: u64::MAX,
@@ -165,6 +178,9 @@ impl DemodState {
             cancelled_until: 0,
             coherent_credit: 0,
             coherent_at: 0,
+            quiet: false,
+            load_frames: 0,
+            load_until: 0,
             stats: DemodStats {
                 samples: 0,
                 triggers: 0,
@@ -176,6 +192,7 @@ impl DemodState {
                 sequence: 0,
                 coherent_tried: 0,
                 coherent: 0,
+                quiet_windows: 0,
                 cancelled: 0,
                 uncovered: 0,
             },

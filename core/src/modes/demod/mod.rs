@@ -38,14 +38,16 @@
 //!    level. The first test runs on blocks of 8 positions (vectorised); on
 //!    receiver noise about 2 % of positions pass both. The noise floor is
 //!    the 25th percentile of the power, tracked every 256 samples from 16
-//!    of them.
+//!    of them. On a quiet channel the trigger is at 2 × (step 12).
 //! 3. **Pulse 3**: the best `w`-sample window of the 3.5 µs pulse must
 //!    reach a quarter of pulse 1.
 //! 4. **Coarse check** on whole samples: pulse 1 above 2 × and pulses 2–4
 //!    above 1.5 × the mean of the quiet windows (1.5–3.5 µs, 5–8 µs).
 //! 5. **Fine preamble** at every tick phase over two samples (10 phases at
 //!    2.4 MS/s, 12 at 2.0): the four pulse energies must each exceed
-//!    1.5 × the long quiet zones and 2.5 × the noise floor, the 0.5 µs gaps
+//!    1.5 × the long quiet zones and 2.5 × the noise floor (on a quiet
+//!    channel, one faded pulse may be down to 1.25 × if the pulses' mean
+//!    is above 5 ×), the 0.5 µs gaps
 //!    must stay below twice the pulse mean; the score
 //!    `Σ pulses − 2·Σ short gaps` peaks at the right timing. Tried in order:
 //!    the timing from the amplitude centroids of the four pulses (exact for
@@ -132,6 +134,17 @@
 //!     the cleaned span (a weaker reply that starts inside it). Output
 //!     stays in timestamp order; a frame identical to the last one within
 //!     two samples is not passed on twice.
+//! 12. **Load-aware sensitivity** (module `quiet`;
+//!     [`Demodulator::with_quiet`]). The frames passed on in each quarter
+//!     second of signal are counted; while they come to fewer than
+//!     [`QUIET_PER_S`] a second, the next quarter second is scanned with
+//!     the trigger at 2 × the noise floor (a first pulse below 3 × only
+//!     if it and the third together pass 6 ×) and a preamble with one
+//!     pulse faded (each pulse above 1.25 ×, their mean above 5 ×)
+//!     admitted.
+//!     Weak replies then reach the second chances, the coherent one above
+//!     all; the CPU this costs grows with the reply rate and a quiet
+//!     channel has it to spare. The first quarter second is strict.
 //!
 //! # Output
 //!
@@ -157,17 +170,21 @@
 //!
 //! x86-64 instructions per input sample (callgrind, release, including the
 //! byte-to-power conversion; bench cases `modes/demod/*`, `scripts/ips`):
-//! 36.7 on the 2.4 MS/s capture case, 14.4 on receiver noise (σ = 4 LSB),
-//! 10.9 on full-scale uniform noise, 104.9 on the 2.0 MS/s `modes1` file
-//! (silence stripped: replies back to back, every pulse a trigger). When
+//! 36.3 on the 2.4 MS/s capture case, 14.4 on receiver noise (σ = 4 LSB),
+//! 10.9 on full-scale uniform noise, 103.1 on the 2.0 MS/s `modes1` file
+//! (silence stripped: replies back to back, every pulse a trigger). Those
+//! runs (200,000 and 400,000 samples) fall within the first quarter
+//! second, which is strict; with the quiet-channel thresholds on, as they
+//! are after it on all four (`IPS_N=1200000 scripts/ips demod`: 0.5 s
+//! and 1 s), 42.2, 19.2, 11.0 and 114.8. When
 //! it came, the amplitude sequence search added 7.5 and 11 there (27.3 →
 //! 34.8 and 72.8 → 83.8) and recovered 1 and 12 more frames. Cancellation costs
 //! 5.0 on the `modes_vs_dump1090` scene at 1,000 replies/s (41.5 → 46.5:
 //! copying the byte pairs, the gate on every frame, the fit on a quarter
 //! of them, and the search again under the 4 % subtracted) and recovers
 //! 2.0 % more of its overlapped replies (25.6 → 27.6 %). The coherent
-//! reading added 1.2 and 2.6 on the capture cases (35.5 → 36.7, 102.3 →
-//! 104.9), 0.8 at 1,000 replies/s and 1.1 at 1,500 (58.1 → 59.2),
+//! reading added 0.5 and 0.3 on the capture cases (35.5 → 36.0, 102.3 →
+//! 102.6), 0.8 at 1,000 replies/s and 1.1 at 1,500 (58.1 → 59.2),
 //! nothing on noise. State:
 //! [`DemodState`] ≈ 12.2 KiB (the power history 8 KiB, its byte pairs
 //! 4 KiB) plus the filter (`AddressFilter<512>`: 4 KiB).
@@ -209,6 +226,7 @@ mod sequence;
 mod cancel;
 // Coherent second chance (step 9).
 mod coherent;
+mod quiet;
 // Known ICAO addresses for the AP formats.
 mod address_filter;
 
@@ -247,6 +265,10 @@ const SPAN: usize = 2;
 /// Default budget of the coherent second chance, attempts per second of
 /// signal ([`Demodulator::with_coherent`]).
 pub const COHERENT_PER_S: u16 = 30;
+
+/// Default channel load, in frames decoded per second, below which the
+/// demodulator listens harder ([`Demodulator::with_quiet`]).
+pub const QUIET_PER_S: u16 = 300;
 
 /// Whether the 5-bit DF code `df` is an AP format
 /// ([`DownlinkFormat::has_address_parity`]): accepted only for a known
@@ -300,6 +322,8 @@ pub struct Demodulator {
     es_flips: u8,
     mlse: bool,
     coherent_per_s: u16,
+    quiet_per_s: u16,
+    quiet_trigger_q4: u16,
     sic: bool,
 }
 
@@ -339,7 +363,8 @@ impl Demodulator {
     /// formats and DF11 towards a known address, the DF17/18 search beyond
     /// 3 flips off, the sequence second chances on (the coherent one at
     /// [`COHERENT_PER_S`] attempts per second),
-    /// exhaustive 2-bit repair off, trigger at 3 × the noise floor.
+    /// exhaustive 2-bit repair off, trigger at 3 × the noise floor (2 ×
+    /// while fewer than [`QUIET_PER_S`] frames a second are decoded).
     ///
     /// ```
     /// use airwaves_core::modes::demod::Demodulator;
@@ -373,6 +398,9 @@ impl Demodulator {
             es_flips: 6,
             mlse: true,
             coherent_per_s: COHERENT_PER_S,
+            quiet_per_s: QUIET_PER_S,
+            // 2·w·μ on a quiet channel.
+            quiet_trigger_q4: (32 * w) as u16,
             sic: true,
         })
     }
@@ -497,6 +525,28 @@ impl Demodulator {
     /// ```
     pub const fn with_coherent(mut self, per_second: u16) -> Self {
         self.coherent_per_s = per_second;
+        self
+    }
+
+    /// Listen harder on a quiet channel: while fewer than `per_second`
+    /// frames a second are decoded (counted over each quarter second of
+    /// signal, applied to the next), the trigger is at 2 × the noise floor
+    /// (or the configured one if lower) instead of 3 ×, and a preamble
+    /// with one pulse faded passes the fine check (each pulse above
+    /// 1.25 × the noise floor instead of 2.5 ×, if their mean is above
+    /// 5 ×). Weaker replies reach the second chances (the coherent one
+    /// reads some of them); the CPU this costs grows with the reply rate
+    /// and the noise (on receiver noise 14.4 → 19.2 instructions per
+    /// sample at 2.4 MS/s), so a busy channel keeps the strict thresholds. 0:
+    /// always strict (firmware short of cycles). Default [`QUIET_PER_S`].
+    ///
+    /// ```
+    /// use airwaves_core::modes::demod::Demodulator;
+    /// let d = Demodulator::new(2_400_000).unwrap().with_quiet(0);
+    /// # let _ = d;
+    /// ```
+    pub const fn with_quiet(mut self, per_second: u16) -> Self {
+        self.quiet_per_s = per_second;
         self
     }
 

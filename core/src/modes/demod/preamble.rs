@@ -52,9 +52,33 @@ impl Demodulator {
             .clamp(16, 1 << 27);
         }
         st.noise = (st.q16 * 7).div_ceil(32);
-        let t = (u64::from(st.noise) * u64::from(self.trigger_q4)) >> 4;
-        // Never below 8 units per window sample (quantisation noise is 4).
-        st.threshold = (t as u32).max(8 * u32::from(self.trig_win));
+        let at = |q4: u16| {
+            let t = (u64::from(st.noise) * u64::from(q4)) >> 4;
+            // Never below 8 units per window sample (quantisation noise is 4).
+            (t.min(u64::from(u32::MAX)) as u32).max(8 * u32::from(self.trig_win))
+        };
+        st.strict = at(self.trigger_q4);
+        st.threshold = if st.quiet {
+            at(self.trigger_q4.min(self.quiet_trigger_q4))
+        } else {
+            st.strict
+        };
+    }
+}
+
+/// [`trigger`] over `[k, end)` of the state's history at its thresholds
+/// (the quiet-channel ones if they are on).
+#[inline(always)]
+pub(super) fn trigger_in<const T: usize>(
+    st: &DemodState,
+    k: usize,
+    end: usize,
+) -> (Option<usize>, u64) {
+    let t = (st.threshold, st.strict);
+    if st.quiet {
+        trigger::<T, true>(&st.c, k, end, t)
+    } else {
+        trigger::<T, false>(&st.c, k, end, t)
     }
 }
 
@@ -73,15 +97,20 @@ pub(super) const fn trigger_window(t: usize) -> usize {
 ///   replies),
 /// - the best `w`-sample window of pulse 3 reaches a quarter of `p₁` (a
 ///   pulse split over two samples keeps only about 0.72 of its power, and
-///   noise varies both).
+///   noise varies both),
+/// - with `QUIET` (the quiet-channel trigger `t` is below `strict`), if
+///   `p₁` is not above `strict`, `p₁` and that window together exceed
+///   `2·strict`: pulses 1 and 3 average above the strict trigger, one of
+///   them faded (without it, noise positions passing the lower trigger
+///   cost twice as much). Without `QUIET`, `strict` is not read.
 ///
 /// Returns `(d, positions passing the first two tests)`.
 #[inline]
-pub(super) fn trigger<const T: usize>(
+pub(super) fn trigger<const T: usize, const QUIET: bool>(
     c: &[u32],
     k: usize,
     end: usize,
-    t: u32,
+    (t, strict): (u32, u32),
 ) -> (Option<usize>, u64) {
     let w = const { trigger_window(T) };
     let (g0, g1) = const {
@@ -103,7 +132,8 @@ pub(super) fn trigger<const T: usize>(
             e3 = e3.max(v[x + w].wrapping_sub(v[x]));
             x += 1;
         }
-        4 * u64::from(e3) > u64::from(p1)
+        let (p1, e3) = (u64::from(p1), u64::from(e3));
+        4 * e3 > p1 && (!QUIET || p1 > u64::from(strict) || p1 + e3 > 2 * u64::from(strict))
     };
     let mut seen = 0;
     let Some(n) = end.checked_sub(k) else {
@@ -239,9 +269,15 @@ pub(super) fn tick_integral<const T: usize>(c: &[u32]) -> Option<[u32; U_LEN]> {
 
 /// Score of a preamble starting at tick `p` of the tick integral `u`, or
 /// `None` if its four pulses do not all stand out; with the mean pulse
-/// energy. `noise6` is the noise floor integrated over a half-bit.
+/// energy. `noise6` is the noise floor integrated over a half-bit; `quiet`
+/// admits a preamble with a faded pulse (module `quiet`).
 #[inline]
-pub(super) fn preamble_score(u: &[u32; U_LEN], p: usize, noise6: u64) -> Option<(i64, u32)> {
+pub(super) fn preamble_score(
+    u: &[u32; U_LEN],
+    p: usize,
+    noise6: u64,
+    quiet: bool,
+) -> Option<(i64, u32)> {
     const AT: [usize; 9] = [0, 6, 12, 18, 42, 48, 54, 60, 96];
     let v = u.get(p..=p + DATA_START)?;
     let d = |a: usize, b: usize| u64::from(v[AT[b]].wrapping_sub(v[AT[a]]));
@@ -257,8 +293,15 @@ pub(super) fn preamble_score(u: &[u32; U_LEN], p: usize, noise6: u64) -> Option<
     // (at 2 MS/s, sampled half a sample off, they are as loud as the
     // pulses),
     // the pulses above 2.5 × the noise floor (replies weaker than ~8 dB do
-    // not decode anyway).
-    if 20 * emin <= 3 * q_long || q_short >= esum || 2 * emin <= 5 * noise6 {
+    // not decode by slicing). On a quiet channel a preamble with a pulse
+    // faded by the noise passes too, each pulse above 1.25 × the floor, if
+    // its mean pulse is above 5 × the floor, where the second chances
+    // (the coherent one above all) begin to read it.
+    if 20 * emin <= 3 * q_long || q_short >= esum {
+        return None;
+    }
+    let faded = || quiet && 4 * emin > 5 * noise6 && esum > 20 * noise6;
+    if 2 * emin <= 5 * noise6 && !faded() {
         return None;
     }
     Some((esum as i64 - 2 * q_short as i64, (esum / 4) as u32))
@@ -309,5 +352,79 @@ mod test {
         assert_eq!(subset(18, 42, 6), (4, 7));
         assert_eq!(superset(42, 48, 6), (7, 9));
         assert_eq!(trigger_window(1), 6);
+    }
+
+    /// Prefix sums of 40 samples of power 1 with pulse 1 (samples 0–1,
+    /// `p1` in all) and pulse 3 (samples 8–9, `e3`) at 2.4 MS/s.
+    fn preamble(p1: u32, e3: u32) -> [u32; 41] {
+        let mut m = [1u32; 40];
+        m[..2].fill(p1 / 2);
+        m[8..10].fill(e3 / 2);
+        let mut c = [0u32; 41];
+        for k in 0..40 {
+            c[k + 1] = c[k] + m[k];
+        }
+        c
+    }
+
+    /// The quiet-channel trigger (40 against a strict 60) takes a faded
+    /// pulse 1 only if pulses 1 and 3 together pass twice the strict
+    /// trigger; a pulse 1 above the strict trigger needs only the usual
+    /// pulse-3 test; the strict trigger ignores the faded one.
+    #[test]
+    fn test_quiet_trigger_pairs_pulses_1_and_3() {
+        let at0 = |c: &[u32], quiet: bool| {
+            let (t, strict) = if quiet { (40, 60) } else { (60, 60) };
+            let (found, _) = if quiet {
+                trigger::<5, true>(c, 0, 1, (t, strict))
+            } else {
+                trigger::<5, false>(c, 0, 1, (t, strict))
+            };
+            found == Some(0)
+        };
+        // Faded pulse 1 (50), strong pulse 3: 50 + 80 > 120.
+        assert!(at0(&preamble(50, 80), true));
+        assert!(!at0(&preamble(50, 80), false));
+        // Faded pulse 1, pulse 3 too weak for the pair: 50 + 60 ≤ 120.
+        assert!(!at0(&preamble(50, 60), true));
+        // Pulse 1 above the strict trigger: the pulse-3 test alone
+        // (4·20 > 70).
+        assert!(at0(&preamble(70, 20), true));
+        assert!(at0(&preamble(70, 20), false));
+        assert!(!at0(&preamble(70, 16), true));
+    }
+
+    /// Tick integral of a preamble at tick 0 over noise of 1 per tick:
+    /// pulses 1–3 of `strong` per half-bit, pulse 4 of `faded`.
+    fn ticks(strong: u32, faded: u32) -> [u32; U_LEN] {
+        let mut u = [0u32; U_LEN];
+        for t in 1..U_LEN {
+            let pulse = [0, 12, 42, 54]
+                .iter()
+                .position(|&a| (a..a + 6).contains(&(t - 1)));
+            let e = match pulse {
+                Some(3) => faded / 6,
+                Some(_) => strong / 6,
+                None => 1,
+            };
+            u[t] = u[t - 1] + e;
+        }
+        u
+    }
+
+    /// The fine check takes a faded pulse (12 per half-bit over noise of 6:
+    /// below 2.5 ×, above 1.25 ×) only on a quiet channel and only if
+    /// the four pulses average above 5 × the noise.
+    #[test]
+    fn test_faded_pulse_needs_quiet_and_a_strong_mean() {
+        let noise6 = 6;
+        let ok = |strong, faded, quiet| {
+            preamble_score(&ticks(strong, faded), 0, noise6, quiet).is_some()
+        };
+        assert!(ok(42, 42, false) && ok(42, 42, true));
+        assert!(!ok(42, 12, false));
+        assert!(ok(42, 12, true), "mean (3·42 + 12)/4 > 30");
+        assert!(!ok(30, 12, true), "mean (3·30 + 12)/4 ≤ 30");
+        assert!(!ok(42, 6, true), "below 1.25 ×");
     }
 }

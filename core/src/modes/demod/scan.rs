@@ -7,7 +7,9 @@ use super::cancel::Evidence;
 use super::coherent::Budget;
 use super::history::DemodState;
 use super::mlse::Prior;
-use super::preamble::{U_LEN, centroid_phase, coarse_ok, preamble_score, tick_integral, trigger};
+use super::preamble::{
+    U_LEN, centroid_phase, coarse_ok, preamble_score, tick_integral, trigger_in,
+};
 use super::sequence::{Amplitudes, MAX_SAMPLES, Rejected, fit_phase, sequence_fit, sequence_slice};
 use super::slicer::{Slice, slice};
 use super::{
@@ -53,12 +55,12 @@ impl Demodulator {
             let j = st.scan;
             let abs = st.base + j as u64;
             if abs >= st.next_chunk {
+                self.update_load(st, abs);
                 self.update_noise(st, j);
                 st.next_chunk = (abs / CHUNK as u64 + 1) * CHUNK as u64;
             }
             let end = (st.len - look).min(j + (st.next_chunk - abs) as usize);
-            let t = st.threshold;
-            let (found, seen) = trigger::<T>(&st.c, j, end, t);
+            let (found, seen) = trigger_in::<T>(st, j, end);
             st.stats.triggers += seen;
             let found = found.map(|d| j + d);
             match found {
@@ -94,7 +96,7 @@ impl Demodulator {
         let noise6 = u64::from(st.noise) * HALF as u64;
         let u = tick_integral::<T>(c)?;
         for p in 0..SPAN * T {
-            let Some((s, level)) = preamble_score(&u, p, noise6) else {
+            let Some((s, level)) = preamble_score(&u, p, noise6, st.quiet) else {
                 continue;
             };
             if let Some(k) = best.iter().position(|b| s > b.0) {
@@ -210,15 +212,7 @@ impl Demodulator {
                     continue;
                 };
                 let ts = abs0 + pf as u64;
-                let found = self
-                    .validate(&sl2, sl2.bytes, 0, ts, pf, T, filter)
-                    .or_else(|| self.repair(&sl2, ts, pf, T, filter));
-                // A DF11 whose parity leaves a nonzero interrogator code
-                // is a squitter with errors in its last bits as often as a
-                // reply to an interrogator; from this search, take code 0
-                // only.
-                let plausible = |f: &DemodFrame| f.df() != 11 || crc::remainder(f.bytes()) == 0;
-                if let Some(f) = found.filter(plausible) {
+                if let Some(f) = self.sequence_frame::<T, N>(&sl2, ts, pf, filter) {
                     st.stats.sequence += 1;
                     return Some((f, sl2.n, None));
                 }
@@ -234,6 +228,23 @@ impl Demodulator {
         }
         st.last_fail = abs0 + best[0].1 as u64;
         None
+    }
+
+    /// The frame of a slice `sl` from the amplitude sequence search
+    /// (timestamp `ts`, phase `p`): validated, else repaired. A DF11
+    /// whose parity leaves a nonzero interrogator code is a squitter with
+    /// errors in its last bits as often as a reply to an interrogator;
+    /// from this search, take code 0 only.
+    fn sequence_frame<const T: usize, const N: usize>(
+        &self,
+        sl: &Slice,
+        ts: u64,
+        p: usize,
+        filter: &AddressFilter<N>,
+    ) -> Option<DemodFrame> {
+        self.validate(sl, sl.bytes, 0, ts, p, T, filter)
+            .or_else(|| self.repair(sl, ts, p, T, filter))
+            .filter(|f| f.df() != 11 || crc::remainder(f.bytes()) == 0)
     }
 
     /// Coherent second chance (module `coherent`) for the candidate at
@@ -276,13 +287,7 @@ impl Demodulator {
         let amps = Amplitudes::Coherent(&amps[..look]);
         let sl = sequence_slice::<T>(c, amps, q, st.noise, ap).ok()?;
         let ts = (st.base + j as u64) * T as u64 + q as u64;
-        // As from the amplitude search: a DF11 with a nonzero
-        // interrogator code is more often a squitter with errors in its
-        // last bits; take code 0 only.
-        let f = self
-            .validate(&sl, sl.bytes, 0, ts, q, T, filter)
-            .or_else(|| self.repair(&sl, ts, q, T, filter))
-            .filter(|f| f.df() != 11 || crc::remainder(f.bytes()) == 0)?;
+        let f = self.sequence_frame::<T, N>(&sl, ts, q, filter)?;
         st.stats.coherent += 1;
         Some((f, sl.n, None))
     }
@@ -360,7 +365,7 @@ impl Demodulator {
         st.last_fail = u64::MAX;
         st.last_sequence = u64::MAX;
         while k < js {
-            let (found, _) = trigger::<T>(&st.c, k, js, st.threshold);
+            let (found, _) = trigger_in::<T>(st, k, js);
             let Some(jj) = found.map(|d| k + d) else {
                 break;
             };
@@ -415,6 +420,7 @@ impl Demodulator {
         if clean_pi {
             filter.insert(f.address, f.timestamp.get());
         }
+        st.load_frames = st.load_frames.saturating_add(1);
         sink(&f);
     }
 }
