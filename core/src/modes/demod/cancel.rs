@@ -46,14 +46,12 @@
 use super::history::{DemodState, power};
 use super::sequence::overlap;
 use super::slicer::tick_sum;
-use super::{DATA_START, FRAME_TICKS, HALF, LONG};
+use super::{DATA_START, FRAME_TICKS, HALF, LONG, MIN_T, PREAMBLE_PULSES};
 
 /// Taps either side of the pulse sample (`D`).
 const D: usize = 2;
 /// Complex taps of the pulse response.
 pub(super) const TAPS: usize = 2 * D + 1;
-/// Fewest ticks per sample handled (3 MS/s).
-pub(super) const MIN_T: usize = 4;
 /// Samples of the longest span: the reply, a sample of phase, the taps.
 const MAX_SAMPLES: usize = FRAME_TICKS / MIN_T + 2 + 2 * D;
 /// Lags of the carrier-offset estimate, shortest first.
@@ -67,9 +65,6 @@ const MISMATCH: f32 = 0.03;
 const EDGE: usize = 20;
 /// [`EXCESS`] for an edge (fewer samples: noise varies more).
 const EDGE_EXCESS: f32 = 1.5;
-
-/// Ticks of the four preamble pulses from the preamble start.
-const PULSES: [usize; 4] = [0, 12, 42, 54];
 
 /// A reply's fitted waveform over samples `lo .. hi` of the history.
 pub(super) struct Fit {
@@ -323,7 +318,7 @@ pub(super) fn pulse_cover<const T: usize>(s: &mut [f32], lo: usize, r0: usize, b
             }
         }
     };
-    for o in PULSES {
+    for o in PREAMBLE_PULSES {
         add(r0 + o);
     }
     for k in 0..bytes.len() * 8 {

@@ -59,10 +59,10 @@
 //! samples of the stream, so the output does not depend on how the
 //! stream is split into blocks.
 
-use super::cancel::{MIN_T, carrier_offset, pulse_cover, y_of};
+use super::cancel::{carrier_offset, pulse_cover, y_of};
 use super::history::DemodState;
 use super::sequence::{MAX_SAMPLES, best_preamble};
-use super::{DATA_START, HALF};
+use super::{DATA_START, HALF, MIN_T};
 
 /// The rationing of coherent attempts: on average `per_second` attempts
 /// per second of signal, at most a second's worth at once.
@@ -179,10 +179,9 @@ pub(super) fn best_timing<const T: usize>(amps: &[f32], p: usize) -> Option<usiz
 #[cfg(test)]
 mod tests {
     extern crate std;
-    use super::super::testkit::{Filter, Modulator, SIGMA, amp_db, random_df17, run_blocks};
+    use super::super::testkit::{Filter, Modulator, df17_train, random_df17, run_blocks};
     use super::super::{DemodState, Demodulator};
     use super::*;
-    use std::collections::HashSet;
     use std::vec::Vec;
 
     /// A noiseless reply at 2.4 MS/s with a random carrier offset (up to
@@ -260,15 +259,8 @@ mod tests {
     fn test_weak_replies_recovered() {
         for (rate, snr, gain) in [(2_400_000, 9.0, 4), (2_000_000, 9.0, 3)] {
             let spacing = f64::from(rate) / 2000.0; // 500 µs apart
-            let mut m = Modulator::new(rate, SIGMA, 5, (spacing * 160.0) as usize);
-            let mut sent = HashSet::new();
-            for k in 0..150 {
-                let f = random_df17(&mut m.rng);
-                let dt = m.rng.uniform();
-                m.add(&f, spacing * (k as f64 + 0.5) + dt, amp_db(snr));
-                sent.insert(f);
-            }
-            let bytes = m.bytes();
+            let (bytes, sent) =
+                df17_train(rate, (150, spacing), snr, 5, (spacing * 160.0) as usize);
             let found = |per_second: u16| {
                 let d = Demodulator::new(rate).unwrap().with_coherent(per_second);
                 let (out, stats) = run_blocks(&d, &bytes, 1 << 14);

@@ -4,7 +4,7 @@
 
 use super::preamble::U_LEN;
 use super::slicer::Slice;
-use super::{HALF, LONG};
+use super::{HALF, LONG, PREAMBLE_PULSES};
 
 /// Expected half-bit energies for each neighbour context, read off the
 /// preamble at the chosen phase (the same receiver response, phase and
@@ -68,7 +68,7 @@ fn coherent_pair(u: &[u32; U_LEN], p: usize, noise: u32, pulse: u32) -> (u32, u3
     };
     let amp = |x: usize| libm::sqrtf((m(x) - noise as f32).max(0.0));
     let (mut r0, mut r1) = (0.0f32, 0.0f32);
-    for o in [0, 12, 42, 54] {
+    for o in PREAMBLE_PULSES {
         r0 += amp(p + o) / 4.0;
         r1 += if phi > 0.0 {
             amp(p + o + HALF) / 4.0

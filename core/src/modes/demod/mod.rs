@@ -261,6 +261,13 @@ const FRAME_TICKS: usize = DATA_START + LONG * 2 * HALF;
 const CHUNK: usize = 256;
 /// Candidate phases evaluated per trigger: this many samples' worth.
 const SPAN: usize = 2;
+/// Ticks of the four preamble pulses from the preamble start (0, 1, 3.5
+/// and 4.5 µs).
+const PREAMBLE_PULSES: [usize; 4] = [0, 12, 42, 54];
+/// Fewest ticks per sample (3 MS/s) of the searches on a box model of the
+/// pulses: the amplitude sequence search, cancellation and the coherent
+/// reading. At 6 and 12 MS/s a pulse covers whole samples.
+const MIN_T: usize = 4;
 
 /// Default budget of the coherent second chance, attempts per second of
 /// signal ([`Demodulator::with_coherent`]).
@@ -567,7 +574,7 @@ impl Demodulator {
 
     /// Whether cancellation runs: asked for, and `T` = 4 … 6.
     const fn cancels(&self) -> bool {
-        self.sic && self.tps as usize >= cancel::MIN_T && self.tps as usize <= HALF
+        self.sic && self.tps as usize >= MIN_T && self.tps as usize <= HALF
     }
 
     /// Samples kept before the scan position: with cancellation, a whole

@@ -3,7 +3,7 @@
 //! (score and pulse centroids).
 
 use super::history::DemodState;
-use super::{CHUNK, DATA_START, Demodulator, HALF, SPAN};
+use super::{CHUNK, DATA_START, Demodulator, HALF, PREAMBLE_PULSES, SPAN};
 
 /// Window of samples `[first, end)` relative to `j` holding the tick span
 /// `[a, b)` + `p` for every `p` in `0..tps` (superset).
@@ -317,7 +317,7 @@ pub(super) fn preamble_score(
 pub(super) fn centroid_phase<const T: usize>(c: &[u32], p: usize, noise: u32) -> Option<usize> {
     let floor = libm::sqrtf(noise as f32);
     let (mut sw, mut swx) = (0.0f32, 0.0f32);
-    for o in [0usize, 12, 42, 54] {
+    for o in PREAMBLE_PULSES {
         let a = (p + o).saturating_sub(3) / T;
         let b = (p + o + 9).div_ceil(T);
         for i in a..b {
@@ -399,7 +399,7 @@ mod test {
     fn ticks(strong: u32, faded: u32) -> [u32; U_LEN] {
         let mut u = [0u32; U_LEN];
         for t in 1..U_LEN {
-            let pulse = [0, 12, 42, 54]
+            let pulse = PREAMBLE_PULSES
                 .iter()
                 .position(|&a| (a..a + 6).contains(&(t - 1)));
             let e = match pulse {

@@ -8,10 +8,10 @@
 //! would miss must, with the third, average above it), and a preamble
 //! whose pulses average above 5 × the floor (where the second chances
 //! begin to read a reply) with one of them faded by the noise down to
-//! 1.25 ×. Their CPU cost
-//! grows with the noise and the reply rate. On complex Gaussian noise of
-//! mean power μ the energy of the two-sample trigger window exceeds 4 μ
-//! with probability 5·e⁻⁴ ≈ 9 %, against 7·e⁻⁶ ≈ 1.7 % for 6 μ, and
+//! 1.25 ×. Their CPU cost grows with the noise and the reply rate. On
+//! complex Gaussian noise of mean power μ the energy of the two-sample
+//! trigger window exceeds 4 μ with probability 5·e⁻⁴ ≈ 9 %, against
+//! 7·e⁻⁶ ≈ 1.7 % for 6 μ, and
 //! each such position goes through the coarse and fine preamble checks;
 //! every weak reply's samples pass it too. On a quiet channel that CPU
 //! is spare; on a busy one it is not. Measured on `modes_vs_dump1090`
@@ -59,30 +59,8 @@ impl Demodulator {
 #[cfg(test)]
 mod tests {
     extern crate std;
-    use super::super::testkit::{Modulator, SIGMA, amp_db, random_df17, run_blocks, run_cuts};
+    use super::super::testkit::{df17_train, run_blocks, run_cuts};
     use super::*;
-    use std::collections::HashSet;
-    use std::vec::Vec;
-
-    /// `n` random DF17 at `snr` dB, one every `spacing` samples (with a
-    /// random sub-sample start), over noise: the bytes and the frames.
-    fn scene(
-        rate: u32,
-        n: usize,
-        spacing: f64,
-        snr: f64,
-        seed: u64,
-    ) -> (Vec<u8>, HashSet<[u8; 14]>) {
-        let mut m = Modulator::new(rate, SIGMA, seed, (spacing * (n as f64 + 1.0)) as usize);
-        let mut sent = HashSet::new();
-        for k in 0..n {
-            let f = random_df17(&mut m.rng);
-            let dt = m.rng.uniform();
-            m.add(&f, spacing * (k as f64 + 0.5) + dt, amp_db(snr));
-            sent.insert(f);
-        }
-        (m.bytes(), sent)
-    }
 
     /// One second of weak replies (9 dB, 400 a second): the channel is
     /// quiet, the windows after the first are scanned with the lower
@@ -94,7 +72,9 @@ mod tests {
     #[test]
     fn test_quiet_channel_finds_weaker_replies() {
         for rate in [2_400_000, 2_000_000] {
-            let (bytes, sent) = scene(rate, 400, f64::from(rate) / 400.0, 9.0, 7);
+            let spacing = f64::from(rate) / 400.0;
+            let (bytes, sent) =
+                df17_train(rate, (400, spacing), 9.0, 7, (spacing * 401.0) as usize);
             let found = |d: Demodulator| {
                 let (out, stats) = run_blocks(&d, &bytes, 1 << 14);
                 let bad = out.iter().filter(|f| !sent.contains(&f.data)).count();
@@ -131,11 +111,12 @@ mod tests {
     fn test_busy_channel_stays_strict() {
         let rate = 2_400_000;
         let d = Demodulator::new(rate).unwrap();
-        let (busy, _) = scene(rate, 1400, f64::from(rate) / 2000.0, 20.0, 3);
+        let spacing = f64::from(rate) / 2000.0;
+        let (busy, _) = df17_train(rate, (1400, spacing), 20.0, 3, (spacing * 1401.0) as usize);
         let (out, stats) = run_blocks(&d, &busy, 1 << 14);
         assert!(out.len() > 1000, "{}", out.len());
         assert_eq!(stats.quiet_windows, 0);
-        let (noise, _) = scene(rate, 0, f64::from(rate), 0.0, 3);
+        let (noise, _) = df17_train(rate, (0, 0.0), 0.0, 3, rate as usize);
         let (out, stats) = run_blocks(&d, &noise, 1 << 14);
         assert!(out.is_empty());
         assert_eq!(stats.quiet_windows, 3, "windows from 0.25, 0.5 and 0.75 s");

@@ -13,8 +13,8 @@ use super::preamble::{
 use super::sequence::{Amplitudes, MAX_SAMPLES, Rejected, fit_phase, sequence_fit, sequence_slice};
 use super::slicer::{Slice, slice};
 use super::{
-    AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, FRAME_TICKS, HALF, LONG, SPAN,
-    TICK_HZ, cancel, coherent, crc,
+    AddressFilter, CHUNK, DATA_START, DemodFrame, Demodulator, FRAME_TICKS, HALF, LONG, MIN_T,
+    SPAN, TICK_HZ, cancel, coherent, crc,
 };
 
 /// A decoded frame, its bit count, and the evidence of other energy
@@ -262,7 +262,7 @@ impl Demodulator {
         (p0, bytes): (usize, [u8; 14]),
         filter: &AddressFilter<N>,
     ) -> Option<Found> {
-        if !(cancel::MIN_T..=HALF).contains(&T) {
+        if !(MIN_T..=HALF).contains(&T) {
             return None;
         }
         let budget = Budget {

@@ -67,13 +67,7 @@
 
 use super::history::FULL_SCALE;
 use super::slicer::Slice;
-use super::{DATA_START, FRAME_TICKS, HALF, LONG, SPAN, crc, is_ap};
-
-/// Ticks of the four preamble pulses from the preamble start.
-const PULSES: [usize; 4] = [0, 12, 42, 54];
-
-/// Fewest ticks per sample handled.
-const MIN_T: usize = 4;
+use super::{DATA_START, FRAME_TICKS, HALF, LONG, MIN_T, PREAMBLE_PULSES, SPAN, crc, is_ap};
 
 /// Samples of the longest window read.
 pub(super) const MAX_SAMPLES: usize = (SPAN * HALF + FRAME_TICKS).div_ceil(MIN_T) + 1;
@@ -214,7 +208,7 @@ impl<'a, const T: usize, const S: usize> Reply<'a, T, S> {
     /// Least-squares `A` of the four preamble pulses starting at tick `p`.
     fn preamble_amplitude(&self, p: usize) -> Option<f32> {
         let (mut sxy, mut sxx) = (0.0f32, 0.0f32);
-        for o in PULSES {
+        for o in PREAMBLE_PULSES {
             let a = p + o;
             for i in a / T..(a + HALF).div_ceil(T) {
                 let w = overlap::<T>(i, a) as f32;
@@ -345,8 +339,8 @@ const fn preamble_taps<const T: usize>() -> [[(u8, u8); 4 * PULSE_SAMPLES]; SPAN
     while p < SPAN * T && T >= MIN_T {
         let mut n = 0;
         let mut o = 0;
-        while o < PULSES.len() {
-            let a = p + PULSES[o];
+        while o < PREAMBLE_PULSES.len() {
+            let a = p + PREAMBLE_PULSES[o];
             let mut i = a / T;
             while i < (a + HALF).div_ceil(T) && n < 4 * PULSE_SAMPLES {
                 t[p][n] = (i as u8, overlap::<T>(i, a) as u8);
@@ -614,7 +608,7 @@ mod tests {
             let rate = 12_000_000 / T as u32;
             for tick in 0..SPAN * T {
                 let mut m = Modulator::new(rate, 0.0, 3, 400);
-                let pulses: Vec<(f64, f64)> = PULSES
+                let pulses: Vec<(f64, f64)> = PREAMBLE_PULSES
                     .iter()
                     .map(|&o| (o as f64 / 12.0, (o + HALF) as f64 / 12.0))
                     .collect();

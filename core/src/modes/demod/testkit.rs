@@ -158,6 +158,27 @@ impl Modulator {
     }
 }
 
+/// `n` random DF17 at `snr` dB over `samples` samples of noise, one
+/// every `spacing` samples from half a spacing on, each with a random
+/// sub-sample start: the `cu8` bytes and the frames sent.
+pub(super) fn df17_train(
+    rate: u32,
+    (n, spacing): (usize, f64),
+    snr: f64,
+    seed: u64,
+    samples: usize,
+) -> (Vec<u8>, std::collections::HashSet<[u8; 14]>) {
+    let mut m = Modulator::new(rate, SIGMA, seed, samples);
+    let mut sent = std::collections::HashSet::new();
+    for k in 0..n {
+        let f = random_df17(&mut m.rng);
+        let dt = m.rng.uniform();
+        m.add(&f, spacing * (k as f64 + 0.5) + dt, amp_db(snr));
+        sent.insert(f);
+    }
+    (m.bytes(), sent)
+}
+
 /// A random DF17 frame with a valid CRC.
 pub(super) fn random_df17(rng: &mut Rng) -> [u8; 14] {
     let mut f = [0u8; 14];
