@@ -651,18 +651,22 @@ pub fn repair_likeliest(
     heap.push(key(u64::from(cost[0]), 1));
     let mut found: Option<u32> = None;
     for _ in 0..max_sets {
-        let Some(k) = heap.pop() else { break };
+        let Some(k) = heap.peek() else { break };
         let (c, mask) = (k >> 24, (k & 0xFF_FFFF) as u32);
         let top = (31 - mask.leading_zeros()) as usize;
+        // The set's successors take its place (one sift instead of a pop
+        // and a push; keys are unique, so the order is the same).
         if let Some(&next) = cost[..m].get(top + 1) {
             let bit = 1 << (top + 1);
-            if mask.count_ones() < max_bits {
-                heap.push(key(c + u64::from(next), mask | bit));
-            }
-            heap.push(key(
+            heap.replace_top(key(
                 c - u64::from(cost[top]) + u64::from(next),
                 mask ^ 1 << top | bit,
             ));
+            if mask.count_ones() < max_bits {
+                heap.push(key(c + u64::from(next), mask | bit));
+            }
+        } else {
+            heap.pop();
         }
         let mut bits = [0u8; MAX_LIKELY_BITS as usize];
         let (mut s, mut b, mut rest) = (syndrome, 0, mask);
@@ -717,13 +721,28 @@ impl Heap {
         self.keys[i] = k;
     }
 
+    /// The smallest key.
+    fn peek(&self) -> Option<u64> {
+        (self.len > 0).then_some(self.keys[0])
+    }
+
+    /// Replace the smallest key by `k` (not empty).
+    fn replace_top(&mut self, k: u64) {
+        self.sift_down(k, self.len);
+    }
+
     /// Remove and return the smallest key.
     fn pop(&mut self) -> Option<u64> {
         let n = self.len.checked_sub(1)?;
         let top = self.keys[0];
-        let last = self.keys[n];
         self.len = n;
-        // Move the smaller child up into the hole until `last` fits.
+        self.sift_down(self.keys[n], n);
+        Some(top)
+    }
+
+    /// Put `last` into the hole at the root of the first `n` keys: move
+    /// the smaller child up into the hole until `last` fits.
+    fn sift_down(&mut self, last: u64, n: usize) {
         let mut i = 0;
         loop {
             let l = 2 * i + 1;
@@ -743,7 +762,6 @@ impl Heap {
             i = c;
         }
         self.keys[i] = last;
-        Some(top)
     }
 }
 

@@ -199,7 +199,9 @@ impl Pipeline {
         if let Some(levels) = &mut self.levels {
             LevelMeter::RTL_SDR.block(levels, iq);
         }
-        if let Some(n) = self.rx.demod_state().noise_dbfs() {
+        let demod = self.rx.demod_state();
+        self.out.counters.demod = demod.stats();
+        if let Some(n) = demod.noise_dbfs() {
             self.out.counters.add_noise(f64::from(n));
         }
         self.after_batch();

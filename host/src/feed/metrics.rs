@@ -30,10 +30,15 @@
 //! | `airwaves_clients` | gauge | `port` = the caller's names |
 //! | `airwaves_recent` | gauge | `field` = the graphs' series ([`write_series_metrics`]) |
 //! | `airwaves_clients_dropped_total` | counter | `reason` = `slow`, `stalled` |
+//! | `airwaves_demod_candidates_total` | counter | `stage` = `trigger`, `gap`, `coarse`, `preamble`, `sliced`: positions passing each stage of the Mode S demodulator |
+//! | `airwaves_demod_second_chance_frames_total` | counter | `by` = `mlse`, `sequence`, `coherent`, `uncovered` |
+//! | `airwaves_demod_coherent_attempts_total`, `airwaves_demod_cancelled_total` | counter | |
+//! | `airwaves_demod_quiet_windows_total` | counter | quarter seconds scanned with the quiet-channel thresholds |
 
 use crate::feed::series::{FIELDS, Series};
 use core::fmt::Write;
 
+use airwaves_core::modes::demod::DemodStats;
 use airwaves_core::modes::tracker::{AddressType, Tracker};
 
 use super::stats::Counters;
@@ -426,6 +431,7 @@ pub fn write_metrics<const N: usize>(
             ms as f64 / 1000.0,
         );
     }
+    write_demod(&mut e, &c.demod);
     e.family(
         "airwaves_clients",
         "gauge",
@@ -446,6 +452,60 @@ pub fn write_metrics<const N: usize>(
             count as f64,
         );
     }
+}
+
+/// The demodulator's stage counters ([`DemodStats`]).
+fn write_demod(e: &mut Exposition<'_>, d: &DemodStats) {
+    let n = |v: u64| v as f64;
+    e.family(
+        "airwaves_demod_candidates_total",
+        "counter",
+        "Mode S demodulator positions passing each stage: the per-sample trigger, the gap and pulse-3 tests, the coarse and the fine preamble checks; phases sliced.",
+    );
+    for (stage, v) in [
+        ("trigger", d.triggers),
+        ("gap", d.gap),
+        ("coarse", d.coarse),
+        ("preamble", d.preambles),
+        ("sliced", d.sliced),
+    ] {
+        e.sample("airwaves_demod_candidates_total", &[("stage", stage)], n(v));
+    }
+    e.family(
+        "airwaves_demod_second_chance_frames_total",
+        "counter",
+        "Mode S frames found by a second chance: sequence estimation on half-bit energies (mlse) or sample amplitudes (sequence), the coherent reading, or under a cancelled reply (uncovered).",
+    );
+    for (by, v) in [
+        ("mlse", d.mlse),
+        ("sequence", d.sequence),
+        ("coherent", d.coherent),
+        ("uncovered", d.uncovered),
+    ] {
+        e.sample(
+            "airwaves_demod_second_chance_frames_total",
+            &[("by", by)],
+            n(v),
+        );
+    }
+    e.single(
+        "airwaves_demod_coherent_attempts_total",
+        "counter",
+        "Coherent second chances tried (rationed per second of signal).",
+        n(d.coherent_tried),
+    );
+    e.single(
+        "airwaves_demod_cancelled_total",
+        "counter",
+        "Decoded replies subtracted from the signal to uncover others under them.",
+        n(d.cancelled),
+    );
+    e.single(
+        "airwaves_demod_quiet_windows_total",
+        "counter",
+        "Quarter seconds of signal scanned with the quiet-channel thresholds (after a quarter second with fewer than 300 frames a second).",
+        n(d.quiet_windows),
+    );
 }
 
 #[cfg(test)]
@@ -532,6 +592,9 @@ mod test {
         c.add_noise(-30.0);
         c.add_distance_m(42_000.0);
         c.cpu_demod_ms = 1500;
+        c.demod.preambles = 7;
+        c.demod.coherent = 3;
+        c.demod.quiet_windows = 40;
         let mut out = String::new();
         write_metrics(
             &c,
@@ -612,6 +675,21 @@ mod test {
             get("airwaves_cpu_seconds_total", Some(("thread", "demod"))),
             Some(1.5)
         );
+        assert_eq!(
+            get(
+                "airwaves_demod_candidates_total",
+                Some(("stage", "preamble"))
+            ),
+            Some(7.0)
+        );
+        assert_eq!(
+            get(
+                "airwaves_demod_second_chance_frames_total",
+                Some(("by", "coherent"))
+            ),
+            Some(3.0)
+        );
+        assert_eq!(get("airwaves_demod_quiet_windows_total", None), Some(40.0));
         assert_eq!(
             get("airwaves_clients", Some(("port", "weird \"port\"\\\n"))),
             Some(0.0)

@@ -18,6 +18,7 @@
 use core::fmt::Write;
 
 use airwaves_core::modes::adsb::AdsbRepr;
+use airwaves_core::modes::demod::DemodStats;
 use airwaves_core::modes::tracker::{RejectReason, TrackerStats, UpdateOutcome};
 
 use super::json::JsonWriter;
@@ -154,6 +155,8 @@ pub struct Counters {
     pub gain_tenths: Option<i32>,
     /// Gain changes made by the adaptive gain loop since start.
     pub gain_changes: u64,
+    /// The Mode S demodulator's stage counters (a copy).
+    pub demod: DemodStats,
 }
 
 /// `10·log10(p)`, `-inf` for 0.
@@ -203,6 +206,7 @@ impl Counters {
             clients_dropped: [0; 2],
             gain_tenths: None,
             gain_changes: 0,
+            demod: DemodStats::new(),
         }
     }
 
@@ -355,6 +359,7 @@ impl Counters {
             ],
             gain_tenths: self.gain_tenths,
             gain_changes: self.gain_changes.saturating_sub(e.gain_changes),
+            demod: self.demod.delta(&e.demod),
         }
     }
 }

@@ -74,6 +74,57 @@ pub struct DemodStats {
     pub uncovered: u64,
 }
 
+impl DemodStats {
+    /// All zero.
+    pub const fn new() -> Self {
+        DemodStats {
+            samples: 0,
+            triggers: 0,
+            gap: 0,
+            coarse: 0,
+            preambles: 0,
+            sliced: 0,
+            mlse: 0,
+            sequence: 0,
+            coherent_tried: 0,
+            coherent: 0,
+            quiet_windows: 0,
+            cancelled: 0,
+            uncovered: 0,
+        }
+    }
+
+    /// The counts between `earlier` and `self` (saturating at 0).
+    ///
+    /// ```
+    /// use airwaves_core::modes::demod::DemodStats;
+    /// let mut a = DemodStats::new();
+    /// a.samples = 100;
+    /// let mut b = a;
+    /// (b.samples, b.coherent) = (350, 2);
+    /// let d = b.delta(&a);
+    /// assert_eq!((d.samples, d.coherent, d.triggers), (250, 2, 0));
+    /// ```
+    pub const fn delta(&self, earlier: &DemodStats) -> DemodStats {
+        let e = earlier;
+        DemodStats {
+            samples: self.samples.saturating_sub(e.samples),
+            triggers: self.triggers.saturating_sub(e.triggers),
+            gap: self.gap.saturating_sub(e.gap),
+            coarse: self.coarse.saturating_sub(e.coarse),
+            preambles: self.preambles.saturating_sub(e.preambles),
+            sliced: self.sliced.saturating_sub(e.sliced),
+            mlse: self.mlse.saturating_sub(e.mlse),
+            sequence: self.sequence.saturating_sub(e.sequence),
+            coherent_tried: self.coherent_tried.saturating_sub(e.coherent_tried),
+            coherent: self.coherent.saturating_sub(e.coherent),
+            quiet_windows: self.quiet_windows.saturating_sub(e.quiet_windows),
+            cancelled: self.cancelled.saturating_sub(e.cancelled),
+            uncovered: self.uncovered.saturating_sub(e.uncovered),
+        }
+    }
+}
+
 /// Demodulator state: the power history and its byte pairs, the scan
 /// position, the noise floor (≈ 12.2 KiB).
 #[derive(Clone)]
@@ -99,6 +150,8 @@ pub struct DemodState {
     pub(super) noise: u32,
     /// 25th percentile of the power ×16 (0 = unknown).
     pub(super) q16: u32,
+    /// The noise floor ×256, averaged over chunks (0 = unknown).
+    pub(super) noise256: u64,
     /// Trigger threshold over the trigger window.
     pub(super) threshold: u32,
     /// The strict trigger threshold (equal to `threshold` unless the
@@ -168,6 +221,7 @@ impl DemodState {
             odd: None,
             noise: 0,
             q16: 0,
+            noise256: 0,
             threshold: u32::MAX,
             strict: u32::MAX,
             next_chunk: 0,
@@ -181,21 +235,7 @@ impl DemodState {
             quiet: false,
             load_frames: 0,
             load_until: 0,
-            stats: DemodStats {
-                samples: 0,
-                triggers: 0,
-                gap: 0,
-                coarse: 0,
-                preambles: 0,
-                sliced: 0,
-                mlse: 0,
-                sequence: 0,
-                coherent_tried: 0,
-                coherent: 0,
-                quiet_windows: 0,
-                cancelled: 0,
-                uncovered: 0,
-            },
+            stats: DemodStats::new(),
         }
     }
 

@@ -38,7 +38,7 @@
 //!    level. The first test runs on blocks of 8 positions (vectorised); on
 //!    receiver noise about 2 % of positions pass both. The noise floor is
 //!    the 25th percentile of the power, tracked every 256 samples from 16
-//!    of them. On a quiet channel the trigger is at 2 × (step 12).
+//!    of them, averaged over the last 32 such updates (steady to ±6 %). On a quiet channel the trigger is at 2 × (step 12).
 //! 3. **Pulse 3**: the best `w`-sample window of the 3.5 µs pulse must
 //!    reach a quarter of pulse 1.
 //! 4. **Coarse check** on whole samples: pulse 1 above 2 × and pulses 2–4

@@ -156,7 +156,7 @@ impl Demodulator {
             // Sequence estimation on the half-bit energies of the first
             // slice kept (the centroid timing): cheap, and it copes with a
             // weaker reply overlapping this one.
-            if let Some((p, level, sl)) = kept.into_iter().flatten().next() {
+            if let Some(&(p, level, ref sl)) = kept.iter().flatten().next() {
                 let ts = abs0 + p as u64;
                 if u64::from(level) > 5 * noise6 {
                     if let Some(sl2) = sl.mlse(&Prior::from_preamble(&u, p, T, st.noise)) {

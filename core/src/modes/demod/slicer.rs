@@ -79,9 +79,16 @@ pub(super) fn slice<const T: usize>(c: &[u32], x: usize, floor: u32, ap: bool) -
         let t = x + h * HALF;
         (t / T, t % T)
     };
+    // Whole samples and remainder of a half-bit, so that a step needs
+    // no division.
+    let (whole, rest) = const { (HALF / T, HALF % T) };
     let step = |(i, r): (usize, usize)| {
-        let r = r + HALF;
-        (i + r / T, r % T)
+        let r = r + rest;
+        if r >= T {
+            (i + whole + 1, r - T)
+        } else {
+            (i + whole, r)
+        }
     };
     let g = |pos| sum_at::<T>(c, pos);
     // Bits `from..to`: half energies into `s`; returns the bits (bit `k`
