@@ -647,6 +647,22 @@ fn test_demo_survives_slow_many_and_hostile_clients() {
     let (_, metrics) = http_get(http, "/metrics");
     let metrics = String::from_utf8(metrics).unwrap();
     println!("{metrics}");
+    // The demodulator's stage counters are live: the demo sky's replies
+    // went through every stage, each passing fewer than the one before.
+    let value = |line: &str| -> f64 {
+        let l = metrics
+            .lines()
+            .find(|l| l.starts_with(&format!("{line} ")))
+            .unwrap_or_else(|| panic!("no {line}"));
+        l.rsplit_once(' ').unwrap().1.parse().unwrap()
+    };
+    let stage = |s: &str| value(&format!("airwaves_demod_candidates_total{{stage=\"{s}\"}}"));
+    let (trigger, preamble, sliced) = (stage("trigger"), stage("preamble"), stage("sliced"));
+    assert!(
+        trigger > preamble && preamble > 0.0 && sliced > 0.0,
+        "{trigger} {preamble} {sliced}"
+    );
+    assert!(value("airwaves_demod_coherent_attempts_total") >= 0.0);
     drop(slow);
     let _ = p.child.kill();
 }
