@@ -28,8 +28,8 @@
 //!
 //! [`LevelMeter::RTL_SDR`] (1 sample in 32 measured, 1 in 128 into the
 //! histogram): 1.3 instructions per input sample (`scripts/ips level`,
-//! Gaussian receiver noise at 2.4 MS/s), against 35.5 for the demodulator
-//! on recorded 2.4 MS/s captures and 14.4 on noise alone.
+//! Gaussian receiver noise at 2.4 MS/s), against 36.7 for the demodulator
+//! on recorded 2.4 MS/s captures and 13.1 on noise alone.
 
 /// How to measure (configuration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -170,13 +170,13 @@
 //!
 //! x86-64 instructions per input sample (callgrind, release, including the
 //! byte-to-power conversion; bench cases `modes/demod/*`, `scripts/ips`):
-//! 36.3 on the 2.4 MS/s capture case, 14.4 on receiver noise (σ = 4 LSB),
-//! 10.9 on full-scale uniform noise, 103.1 on the 2.0 MS/s `modes1` file
+//! 36.7 on the 2.4 MS/s capture case, 13.1 on receiver noise (σ = 4 LSB),
+//! 11.0 on full-scale uniform noise, 100.2 on the 2.0 MS/s `modes1` file
 //! (silence stripped: replies back to back, every pulse a trigger). Those
 //! runs (200,000 and 400,000 samples) fall within the first quarter
 //! second, which is strict; with the quiet-channel thresholds on, as they
 //! are after it on all four (`IPS_N=1200000 scripts/ips demod`: 0.5 s
-//! and 1 s), 42.2, 19.2, 11.0 and 114.8. When
+//! and 1 s), 39.4, 17.6, 11.1 and 111.9. When
 //! it came, the amplitude sequence search added 7.5 and 11 there (27.3 →
 //! 34.8 and 72.8 → 83.8) and recovered 1 and 12 more frames. Cancellation costs
 //! 5.0 on the `modes_vs_dump1090` scene at 1,000 replies/s (41.5 → 46.5:
@@ -185,7 +185,9 @@
 //! 2.0 % more of its overlapped replies (25.6 → 27.6 %). The coherent
 //! reading added 0.5 and 0.3 on the capture cases (35.5 → 36.0, 102.3 →
 //! 102.6), 0.8 at 1,000 replies/s and 1.1 at 1,500 (58.1 → 59.2),
-//! nothing on noise. State:
+//! nothing on noise. The steady noise floor (`update_noise`, module `preamble`)
+//! with the division-free slicer step and the one-sift repair heap took
+//! 1,500 replies/s to 58.3 and 1,000 to 43.9 (`modes_vs_dump1090`). State:
 //! [`DemodState`] ≈ 12.2 KiB (the power history 8 KiB, its byte pairs
 //! 4 KiB) plus the filter (`AddressFilter<512>`: 4 KiB).
 //!
@@ -543,7 +545,7 @@ impl Demodulator {
     /// 1.25 × the noise floor instead of 2.5 ×, if their mean is above
     /// 5 ×). Weaker replies reach the second chances (the coherent one
     /// reads some of them); the CPU this costs grows with the reply rate
-    /// and the noise (on receiver noise 14.4 → 19.2 instructions per
+    /// and the noise (on receiver noise 13.1 → 17.6 instructions per
     /// sample at 2.4 MS/s), so a busy channel keeps the strict thresholds. 0:
     /// always strict (firmware short of cycles). Default [`QUIET_PER_S`].
     ///
