@@ -55,7 +55,9 @@
 //! bucket refilled by the samples scanned allows [`Budget::per_second`]
 //! attempts per second of signal on average, up to a second's worth in a
 //! burst. On a quiet channel, where weak replies from far aircraft are
-//! what is left to find, the budget is not reached. The bucket counts
+//! what is left to find, the budget is four times larger (module
+//! `quiet`): at 250 replies/s the busy channel's budget was used up.
+//! The bucket counts
 //! samples of the stream, so the output does not depend on how the
 //! stream is split into blocks.
 

@@ -47,7 +47,7 @@
 //!    2.4 MS/s, 12 at 2.0): the four pulse energies must each exceed
 //!    1.5 × the long quiet zones and 2.5 × the noise floor (on a quiet
 //!    channel, one faded pulse may be down to 1.25 × if the pulses' mean
-//!    is above 5 ×), the 0.5 µs gaps
+//!    is above 3.5 ×), the 0.5 µs gaps
 //!    must stay below twice the pulse mean; the score
 //!    `Σ pulses − 2·Σ short gaps` peaks at the right timing. Tried in order:
 //!    the timing from the amplitude centroids of the four pulses (exact for
@@ -108,9 +108,11 @@
 //!    square-law detection cannot: 30 → 49 of 150 isolated replies at
 //!    9 dB (2.4 MS/s). At about 70,000 instructions an attempt it is
 //!    rationed by a token bucket, [`COHERENT_PER_S`] attempts per second
-//!    of signal on average ([`Demodulator::with_coherent`]): a quiet
-//!    channel (250 replies/s: about 30 attempts a second) does not reach
-//!    it, a dense one is held to it.
+//!    of signal on average ([`Demodulator::with_coherent`]), four times
+//!    as many on a quiet channel (step 12): at 250 replies/s it makes
+//!    61 attempts a second and reads 6.8 replies a second (27 and 4.5
+//!    with the busy channel's budget and threshold), a dense channel is
+//!    held to the budget.
 //! 10. After a valid frame, scanning resumes after its last bit; after a
 //!     failure it resumes one sample later, so a reply starting inside a
 //!     garbled one still gets its chance (the same preamble is not sliced
@@ -140,8 +142,10 @@
 //!     [`QUIET_PER_S`] a second, the next quarter second is scanned with
 //!     the trigger at 2 × the noise floor (a first pulse below 3 × only
 //!     if it and the third together pass 6 ×) and a preamble with one
-//!     pulse faded (each pulse above 1.25 ×, their mean above 5 ×)
-//!     admitted.
+//!     pulse faded (each pulse above 1.25 ×, their mean above 3.5 ×)
+//!     admitted, the second chances (step 9) open to preambles whose
+//!     pulses average above 3 × (5 × on a busy channel), and the coherent
+//!     one's budget four times [`COHERENT_PER_S`].
 //!     Weak replies then reach the second chances, the coherent one above
 //!     all; the CPU this costs grows with the reply rate and a quiet
 //!     channel has it to spare. The first quarter second is strict.

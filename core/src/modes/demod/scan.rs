@@ -10,6 +10,7 @@ use super::mlse::Prior;
 use super::preamble::{
     U_LEN, centroid_phase, coarse_ok, preamble_score, tick_integral, trigger_in,
 };
+use super::quiet::{QUIET_CHANCE_LEVEL, QUIET_COHERENT_FACTOR};
 use super::sequence::{Amplitudes, MAX_SAMPLES, Rejected, fit_phase, sequence_fit, sequence_slice};
 use super::slicer::{Slice, slice};
 use super::{
@@ -152,7 +153,10 @@ impl Demodulator {
             }
         }
         let first = kept[0].as_ref().map(|(p, _, sl)| (*p, sl.bytes));
-        if self.mlse && u64::from(level0) > 5 * noise6 {
+        // The second chances read replies whose pulses average above 5 ×
+        // the noise floor; on a quiet channel above 3 × (module `quiet`).
+        let chance = if st.quiet { QUIET_CHANCE_LEVEL } else { 5 };
+        if self.mlse && u64::from(level0) > chance * noise6 {
             // Sequence estimation on the half-bit energies of the first
             // slice kept (the centroid timing): cheap, and it copes with a
             // weaker reply overlapping this one.
@@ -266,7 +270,11 @@ impl Demodulator {
             return None;
         }
         let budget = Budget {
-            per_second: self.coherent_per_s,
+            per_second: if st.quiet {
+                self.coherent_per_s.saturating_mul(QUIET_COHERENT_FACTOR)
+            } else {
+                self.coherent_per_s
+            },
         };
         if !budget.take(st, st.base + j as u64, TICK_HZ / T as u32) {
             return None;
