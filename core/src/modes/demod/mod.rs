@@ -180,7 +180,7 @@
 //! runs (200,000 and 400,000 samples) fall within the first quarter
 //! second, which is strict; with the quiet-channel thresholds on, as they
 //! are after it on all four (`IPS_N=1200000 scripts/ips demod`: 0.5 s
-//! and 1 s), 39.4, 17.6, 11.1 and 111.9. When
+//! and 1 s), 42.4, 17.6, 11.1 and 111.9. When
 //! it came, the amplitude sequence search added 7.5 and 11 there (27.3 →
 //! 34.8 and 72.8 → 83.8) and recovered 1 and 12 more frames. Cancellation costs
 //! 5.0 on the `modes_vs_dump1090` scene at 1,000 replies/s (41.5 → 46.5:
@@ -547,10 +547,13 @@ impl Demodulator {
     /// (or the configured one if lower) instead of 3 ×, and a preamble
     /// with one pulse faded passes the fine check (each pulse above
     /// 1.25 × the noise floor instead of 2.5 ×, if their mean is above
-    /// 5 ×). Weaker replies reach the second chances (the coherent one
-    /// reads some of them); the CPU this costs grows with the reply rate
-    /// and the noise (on receiver noise 13.1 → 17.6 instructions per
-    /// sample at 2.4 MS/s), so a busy channel keeps the strict thresholds. 0:
+    /// 3.5 ×), the second chances are tried from a pulse mean of 3 ×
+    /// (not 5 ×) and the coherent reading gets four times its budget.
+    /// Weaker replies reach the second chances (the coherent one reads
+    /// some of them); the CPU this costs grows with the reply rate and
+    /// the noise (on receiver noise 13.1 → 17.6 instructions per sample
+    /// at 2.4 MS/s, on recorded captures 36.7 → 42.4), so a busy
+    /// channel keeps the strict thresholds. 0:
     /// always strict (firmware short of cycles). Default [`QUIET_PER_S`].
     ///
     /// ```

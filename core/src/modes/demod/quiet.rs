@@ -18,7 +18,8 @@
 //! scenes (4 s, 2.4 MS/s), the quiet thresholds cost 6.5 instructions per
 //! sample at 100 replies/s (23.6 → 30.1) and 6.3 at 500 (32.9 → 39.2); on
 //! receiver noise 4.8 (with today's steady noise floor, 4.5: 13.1 → 17.6,
-//! and the sweep's 27.3 and 36.6 in all). Admitting every preamble whose pulses pass
+//! and the sweep's 27.3 and 36.6 in all; 28.3 and 40.1 with the second
+//! chances below). Admitting every preamble whose pulses pass
 //! 1.25 × (without the condition on their mean) and every position over
 //! the lower trigger (without the pair test) cost 48 at 100 replies/s
 //! and gave 7 false frames where there are none on the 250 replies/s
