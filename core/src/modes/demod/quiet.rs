@@ -29,10 +29,11 @@
 //! What the lower thresholds admit must also reach the reading that can
 //! decode it. On the 250 replies/s scene of `modes_vs_dump1090` (10 s,
 //! receiver cut-off 1.0), 148 clean 8–12 dB replies were missed; 49 of
-//! them had passed every preamble check, but with their pulses'
-//! mean below 5 × the floor, the level where the second chances began,
-//! so they were only sliced; and the coherent reading was spending its
-//! whole budget (27 attempts a second against 30). On a quiet channel
+//! them had passed every preamble check, 38 of those with their pulses'
+//! mean (at their true timing) below 5 × the floor, the level where the
+//! second chances began, so they were only sliced; and the coherent
+//! reading was spending its whole budget (27 attempts a second against
+//! 30). On a quiet channel
 //! therefore the faded-pulse preamble needs a pulse mean above 3.5 ×
 //! (not 5 ×), the second chances open at a mean of 3 × the floor
 //! ([`QUIET_CHANCE_LEVEL`]), and the coherent reading gets
