@@ -39,9 +39,9 @@
 //! ([`QUIET_CHANCE_LEVEL`]), and the coherent reading gets
 //! [`QUIET_COHERENT_FACTOR`] times its budget. On that scene the three
 //! together find 58.5 % of the replies where the quiet thresholds
-//! alone found 57.3 %, with one false frame; lowering the second
-//! chances' level without the larger budget found fewer (57.2 %): the
-//! budget ran out on the extra candidates.
+//! alone found 57.3 %, with one false frame; lowering the two levels
+//! without the larger budget found fewer (57.2 %): the budget ran out on
+//! the extra candidates.
 //!
 //! So the demodulator counts the frames it passes on in each window of a
 //! quarter second of signal ([`LOAD_WINDOWS_PER_S`]) and, if they come to
