@@ -412,16 +412,7 @@ fn a_reset_flood_on_beast_input_is_logged_as_a_count() {
         "--net-bi-port",
         &port.to_string(),
     ]);
-    // No output ports: a feeder already running on this machine holds the
-    // default ones (30002, 30003, 30005).
-    cmd.args([
-        "--net-ro-port",
-        "0",
-        "--net-sbs-port",
-        "0",
-        "--net-bo-port",
-        "0",
-    ]);
+    cmd.args(support::NO_OUTPUT_PORTS);
     let mut feeder = support::Peer::spawn(cmd);
     let t0 = Instant::now();
     while !support::listening(port) {

@@ -61,14 +61,7 @@ fn demo_feeder(extra: &[&str]) -> DemoFeeder {
             "--http-port",
             &port.to_string(),
         ])
-        .args([
-            "--net-ro-port",
-            "0",
-            "--net-sbs-port",
-            "0",
-            "--net-bo-port",
-            "0",
-        ])
+        .args(support::NO_OUTPUT_PORTS)
         .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

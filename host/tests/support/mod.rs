@@ -16,6 +16,18 @@ use std::time::{Duration, Instant};
 /// `../shared/rtl/fakeusb.c` beside the checkout.
 pub const FAKEUSB_C: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/rtl/fakeusb.c");
 
+/// `airwaves adsb` arguments that turn off the AVR, SBS and Beast output
+/// ports: a feeder already running on the machine holds their defaults
+/// (30002, 30003, 30005).
+pub const NO_OUTPUT_PORTS: [&str; 6] = [
+    "--net-ro-port",
+    "0",
+    "--net-sbs-port",
+    "0",
+    "--net-bo-port",
+    "0",
+];
+
 /// Say why a test that needs `../shared` does not run: a "skipping" line,
 /// or, under `CI=true`, a failure (CI always has `../shared` beside the
 /// clone, so a golden test must never pass there without running).
