@@ -57,14 +57,8 @@ fn test_reduced_beast_against_full() {
     let mut p = Peer::spawn({
         let mut c = Command::new(AIRWAVES);
         c.args(["adsb", "--net", "--quiet", "--lat", "52.3", "--lon", "4.8"]);
-        for flag in [
-            "--net-ro-port",
-            "--net-sbs-port",
-            "--net-bo-port",
-            "--net-bi-port",
-        ] {
-            c.args([flag, "0"]);
-        }
+        c.args(support::NO_OUTPUT_PORTS);
+        c.args(["--net-bi-port", "0"]);
         c.args(["--modeac", "--ifile"]).arg(&cu8);
         c.args(["--net-connector", &format!("127.0.0.1,{pf},beast_out")]);
         c.args([
